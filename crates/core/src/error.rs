@@ -1,0 +1,101 @@
+//! The one error type every operation returns: a stable kind plus a message written for the
+//! model (the problem, the actual values, and the corrective next call).
+
+use std::fmt;
+
+/// What went wrong, in a small stable vocabulary. Each surface maps a kind to its own words
+/// (gg prints the kind's name; later profiles map it to their codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The path does not exist.
+    NotFound,
+    /// An argument is missing, malformed, out of range, or names the wrong kind of thing.
+    InvalidArgument,
+    /// The call is not allowed under this configuration.
+    Denied,
+    /// The text to replace does not occur in the file.
+    NoMatch,
+    /// The text to replace occurs more than once.
+    NotUnique,
+    /// The operating system refused or failed the operation.
+    Io,
+}
+
+impl ErrorKind {
+    /// The kind's stable name, as gg prints it before the colon.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not-found",
+            ErrorKind::InvalidArgument => "invalid-argument",
+            ErrorKind::Denied => "denied",
+            ErrorKind::NoMatch => "no-match",
+            ErrorKind::NotUnique => "not-unique",
+            ErrorKind::Io => "io",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed call: its kind and a complete, model-facing message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct ToolError {
+    /// The stable kind.
+    pub kind: ErrorKind,
+    /// The problem, the actual values, and what to do next.
+    pub message: String,
+}
+
+impl ToolError {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A [`ErrorKind::NotFound`] error.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, message)
+    }
+
+    /// An [`ErrorKind::InvalidArgument`] error.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// Maps an I/O error met while doing `action` on `shown` (the path as the model knows it).
+    /// Missing files become not-found, everything else keeps the operating system's words.
+    pub fn from_io(err: &std::io::Error, action: &str, shown: &str) -> Self {
+        use std::io::ErrorKind as K;
+        match err.kind() {
+            K::NotFound => Self::not_found(format!(
+                "{shown} does not exist (while trying to {action}); check the path with list_dir"
+            )),
+            K::PermissionDenied => Self::new(
+                ErrorKind::Denied,
+                format!("permission denied when trying to {action} {shown}: {err}"),
+            ),
+            K::NotADirectory => Self::invalid(format!(
+                "a parent of {shown} is a file, not a directory, so it cannot {action}; check the path with list_dir"
+            )),
+            K::IsADirectory => Self::invalid(format!(
+                "{shown} is a directory, so it cannot {action}; use list_dir or tree to see its entries"
+            )),
+            _ => Self::new(
+                ErrorKind::Io,
+                format!("could not {action} {shown}: {err}"),
+            ),
+        }
+    }
+}
+
+/// Result alias for operations.
+pub type Result<T, E = ToolError> = std::result::Result<T, E>;

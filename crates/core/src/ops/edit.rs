@@ -1,0 +1,139 @@
+//! Replacing one exact, unique occurrence of a string in a file. Text that is absent and text
+//! that occurs several times are different failures with different recoveries: the first needs
+//! a fresh read, the second more context. Everything outside the replaced range is kept byte for
+//! byte and the write is atomic.
+
+use std::io;
+
+use crate::access::{Access, Resolved};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::lines;
+use crate::text::matcher::{self, Level};
+
+/// The most occurrence line numbers a not-unique error lists.
+const MAX_LINES_LISTED: usize = 20;
+
+/// What an edit did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EditReport {
+    /// How the text was found.
+    pub level: Level,
+    /// The 1-based line where the replaced text started.
+    pub line: usize,
+    /// Lines the replaced text spanned.
+    pub old_lines: usize,
+    /// Lines the replacement spans.
+    pub new_lines: usize,
+}
+
+/// Replaces the one occurrence of `old` in `target` with `new`.
+pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<EditReport> {
+    if old.is_empty() {
+        return Err(ToolError::invalid(format!(
+            "old_string is empty, so it names no place in {}; quote the exact text to replace \
+             (to write a whole file, use write_file)",
+            target.shown
+        )));
+    }
+    if old == new {
+        return Err(ToolError::invalid(format!(
+            "old_string and new_string are identical, so the edit would change nothing in {}; \
+             pass the new text as new_string",
+            target.shown
+        )));
+    }
+    let (bytes, _) = access.read_all(target).map_err(|e| read_error(&e, target))?;
+    let Some(found) = matcher::find(&bytes, old, new) else {
+        return Err(no_match(&bytes, old, target));
+    };
+    if found.ranges.len() > 1 {
+        let lines: Vec<String> = found
+            .ranges
+            .iter()
+            .take(MAX_LINES_LISTED)
+            .map(|r| lines::line_at(&bytes, r.start).to_string())
+            .collect();
+        let more = found.ranges.len().saturating_sub(MAX_LINES_LISTED);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        return Err(ToolError::new(
+            ErrorKind::NotUnique,
+            format!(
+                "old_string occurs {} times in {}, at lines {}{more}; add surrounding lines to \
+                 old_string so it matches exactly one place, then call edit_file again",
+                found.ranges.len(),
+                target.shown,
+                lines.join(", "),
+            ),
+        ));
+    }
+    let range = found.ranges[0].clone();
+    let mut updated = Vec::with_capacity(bytes.len() - range.len() + found.replacement.len());
+    updated.extend_from_slice(&bytes[..range.start]);
+    updated.extend_from_slice(&found.replacement);
+    updated.extend_from_slice(&bytes[range.end..]);
+    access
+        .write_atomic(target, &updated, false)
+        .map_err(|e| super::write::write_error(&e, target))?;
+    Ok(EditReport {
+        level: found.level,
+        line: lines::line_at(&bytes, range.start),
+        old_lines: lines::count(&bytes[range.clone()]).max(1),
+        new_lines: lines::count(&found.replacement),
+    })
+}
+
+fn read_error(err: &io::Error, target: &Resolved) -> ToolError {
+    match err.kind() {
+        io::ErrorKind::NotFound => ToolError::not_found(format!(
+            "{} does not exist, so there is nothing to edit; check the path with list_dir, or \
+             create the file with write_file",
+            target.shown
+        )),
+        io::ErrorKind::IsADirectory => ToolError::invalid(format!(
+            "{} is a directory, not a file; edit_file edits one file",
+            target.shown
+        )),
+        _ => ToolError::from_io(err, "read", &target.shown),
+    }
+}
+
+/// The absent-text error, with a hint when the quote's first line does occur somewhere.
+fn no_match(bytes: &[u8], old: &str, target: &Resolved) -> ToolError {
+    let total = lines::count(bytes);
+    let anchor = old.lines().map(str::trim).find(|l| !l.is_empty());
+    let mut hint = String::new();
+    if let Some(anchor) = anchor {
+        let text = String::from_utf8_lossy(bytes);
+        let near: Vec<String> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| line.contains(anchor))
+            .take(5)
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        if !near.is_empty() && old.trim() != anchor {
+            hint = format!(
+                " Its first line does occur (at line {}), so the lines after it differ.",
+                near.join(", ")
+            );
+        } else if !near.is_empty() {
+            hint = format!(
+                " The text occurs (at line {}) with different surrounding whitespace.",
+                near.join(", ")
+            );
+        }
+    }
+    ToolError::new(
+        ErrorKind::NoMatch,
+        format!(
+            "old_string was not found in {} ({total} lines); the file may have changed since you \
+             read it, or the quote differs in whitespace or indentation.{hint} Re-read the file \
+             with read_file and copy the text to replace exactly.",
+            target.shown
+        ),
+    )
+}

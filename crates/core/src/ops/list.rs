@@ -1,0 +1,78 @@
+//! One directory's entries, in path order (byte order of their names).
+
+use std::io;
+
+use crate::access::fs::EntryKind;
+use crate::access::{Access, Resolved};
+use crate::error::{Result, ToolError};
+
+/// One entry of a listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry's name (lossily decoded when it is not UTF-8).
+    pub name: String,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// What an entry is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link (not followed), with its target as written.
+    Symlink(String),
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl From<EntryKind> for Kind {
+    fn from(kind: EntryKind) -> Self {
+        match kind {
+            EntryKind::File => Kind::File,
+            EntryKind::Dir => Kind::Dir,
+            EntryKind::Symlink { target } => Kind::Symlink(target.to_string_lossy().into_owned()),
+            EntryKind::Other => Kind::Other,
+        }
+    }
+}
+
+/// The entries of the directory `target`, sorted by name.
+pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
+    require_dir(access, target, "list_dir")?;
+    let raw = access
+        .read_dir(target)
+        .map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
+    let mut entries: Vec<(Vec<u8>, Entry)> = raw
+        .into_iter()
+        .map(|e| {
+            let key = std::os::unix::ffi::OsStrExt::as_bytes(e.name.as_os_str()).to_vec();
+            let entry = Entry {
+                name: e.name.to_string_lossy().into_owned(),
+                kind: e.kind.into(),
+            };
+            (key, entry)
+        })
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries.into_iter().map(|(_, e)| e).collect())
+}
+
+/// Fails unless `target` is an existing directory: missing is not-found, anything else is an
+/// invalid argument naming the tool that reads files.
+pub(crate) fn require_dir(access: &Access, target: &Resolved, tool: &str) -> Result<()> {
+    match access.metadata(target) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(ToolError::invalid(format!(
+            "{} is a file, not a directory, so {tool} cannot walk it; read it with read_file",
+            target.shown
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ToolError::not_found(format!(
+            "{} does not exist; list its parent directory with list_dir to see what is there",
+            target.shown
+        ))),
+        Err(e) => Err(ToolError::from_io(&e, "open", &target.shown)),
+    }
+}

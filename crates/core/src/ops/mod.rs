@@ -1,0 +1,10 @@
+//! The engine: typed operations on a workspace. Synchronous, free of protocol types; every
+//! limit is an option the calling surface fills with its profile's defaults.
+
+pub mod edit;
+pub mod image;
+pub mod list;
+pub mod read;
+pub mod search;
+pub mod tree;
+pub mod write;

@@ -1,0 +1,109 @@
+//! The directory tree beneath a root, depth-bounded, under the ignore rule, produced lazily:
+//! a consumer that stops early stops the walk, so the cost follows what is shown.
+
+use std::collections::VecDeque;
+
+use ignore::Walk;
+
+use super::list::Kind;
+use crate::access::{Access, Resolved, ignore::sorted_walk};
+use crate::error::Result;
+
+/// One node of the tree, in depth-first path order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// Levels below the root: the root's own entries are at depth 1.
+    pub depth: usize,
+    /// The entry's name.
+    pub name: String,
+    /// What it is.
+    pub kind: Kind,
+    /// For a directory at the depth bound: how many entries it holds that the walk did not
+    /// enter (under the ignore rule). `None` for every other node.
+    pub not_shown: Option<u64>,
+}
+
+/// What a tree call found.
+pub enum TreeOutcome {
+    /// The nodes, produced lazily.
+    Nodes(TreeIter),
+    /// The root itself is excluded by the ignore rule, so it is not walked.
+    IgnoredRoot,
+}
+
+/// Walks the tree beneath `target` down to `depth` levels (at least 1).
+pub fn tree(access: &Access, target: &Resolved, depth: usize) -> Result<TreeOutcome> {
+    super::list::require_dir(access, target, "tree")?;
+    if access.is_ignored(&target.path, true) {
+        return Ok(TreeOutcome::IgnoredRoot);
+    }
+    let depth = depth.max(1);
+    Ok(TreeOutcome::Nodes(TreeIter {
+        walk: sorted_walk(&target.path, Some(depth + 1)),
+        depth,
+        pending: None,
+        ready: VecDeque::new(),
+    }))
+}
+
+/// The lazy walk behind [`tree`]. It reads one level past the bound, only to count what the
+/// directories at the bound hold.
+pub struct TreeIter {
+    walk: Walk,
+    depth: usize,
+    /// A directory at the bound whose entries are still being counted.
+    pending: Option<Node>,
+    ready: VecDeque<Node>,
+}
+
+impl Iterator for TreeIter {
+    type Item = Node;
+
+    fn next(&mut self) -> Option<Node> {
+        loop {
+            if let Some(node) = self.ready.pop_front() {
+                return Some(node);
+            }
+            let Some(entry) = self.walk.next() else {
+                return self.pending.take();
+            };
+            // An unreadable entry is left out rather than failing the whole tree.
+            let Ok(entry) = entry else { continue };
+            let depth = entry.depth();
+            if depth == 0 {
+                continue;
+            }
+            if depth > self.depth {
+                if let Some(Node {
+                    not_shown: Some(n), ..
+                }) = self.pending.as_mut()
+                {
+                    *n += 1;
+                }
+                continue;
+            }
+            let file_type = entry.file_type();
+            let kind = match file_type {
+                Some(t) if t.is_dir() => Kind::Dir,
+                Some(t) if t.is_file() => Kind::File,
+                Some(t) if t.is_symlink() => Kind::Symlink(crate::access::fs::link_target(entry.path())),
+                _ => Kind::Other,
+            };
+            let at_bound = depth == self.depth && kind == Kind::Dir;
+            let node = Node {
+                depth,
+                name: entry.file_name().to_string_lossy().into_owned(),
+                kind,
+                not_shown: at_bound.then_some(0),
+            };
+            if let Some(done) = self.pending.take() {
+                self.ready.push_back(done);
+            }
+            if at_bound {
+                self.pending = Some(node);
+            } else {
+                self.ready.push_back(node);
+            }
+        }
+    }
+}

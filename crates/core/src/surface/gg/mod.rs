@@ -1,0 +1,208 @@
+//! The gg profile (spec 000): read_file, write_file, edit_file, list_dir, tree and search, their
+//! exact texts, and the switches of its configuration (capabilities, read mode and lineCap,
+//! agent allowlists, vision).
+
+mod list;
+mod prompt;
+mod read;
+mod search;
+mod tools;
+mod tree;
+mod writes;
+
+use serde_json::Value;
+
+use super::args::Args;
+use super::{Surface, ToolDef, ToolOutput};
+use crate::access::Access;
+use crate::config::{Capability, Config, ReadMode, all_tools};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops;
+
+/// The deepest tree a call is answered with.
+pub const MAX_TREE_DEPTH: u64 = 10;
+/// The tree depth of a call that names none.
+pub const DEFAULT_TREE_DEPTH: u64 = 2;
+/// The matches of a search that names no limit.
+pub const DEFAULT_SEARCH_LIMIT: u64 = 50;
+/// The most matches a search returns.
+pub const MAX_SEARCH_LIMIT: u64 = 200;
+
+/// The gg surface under one configuration.
+#[derive(Clone, Debug)]
+pub struct Gg {
+    read_mode: ReadMode,
+    line_cap: u64,
+    vision: bool,
+    /// The tools offered, in the profile's order.
+    active: Vec<&'static str>,
+}
+
+/// Why a gg surface could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SurfaceError(pub String);
+
+impl Gg {
+    /// The surface for `config`, restricted to `agent`'s allowlist when given; `vision_off`
+    /// overrides the configuration's vision setting.
+    pub fn new(config: &Config, agent: Option<&str>, vision_off: bool) -> Result<Gg, SurfaceError> {
+        let allow = match agent {
+            None => None,
+            Some(name) => match config.agents.get(name) {
+                Some(allow) => Some(allow),
+                None => {
+                    let known: Vec<&str> = config.agents.keys().map(String::as_str).collect();
+                    return Err(SurfaceError(format!(
+                        "agent {name:?} is not in the configuration; {}",
+                        if known.is_empty() {
+                            "it defines no agents (add [agents.NAME] with allow = [...])".to_string()
+                        } else {
+                            format!("its agents are {}", known.join(", "))
+                        }
+                    )));
+                }
+            },
+        };
+        let active = Capability::ALL
+            .into_iter()
+            .filter(|c| config.enabled.contains(c))
+            .flat_map(|c| c.tools().iter().copied())
+            .filter(|t| allow.is_none_or(|a| a.iter().any(|x| x == t)))
+            .collect();
+        Ok(Gg {
+            read_mode: config.read_mode,
+            line_cap: config.line_cap,
+            vision: config.vision && !vision_off,
+            active,
+        })
+    }
+
+    /// Whether `tool` is offered.
+    pub fn offers(&self, tool: &str) -> bool {
+        self.active.contains(&tool)
+    }
+
+    fn dispatch(&self, access: &Access, tool: &'static str, args: Value) -> Result<ToolOutput> {
+        match tool {
+            "read_file" => {
+                let args = Args::parse(tool, args, &["path", "offset", "limit"])?;
+                let target = access.resolve(args.str("path")?)?;
+                let options = ops::read::ReadOptions {
+                    offset: args.opt_uint("offset")?.unwrap_or(1),
+                    limit: match (args.opt_uint("limit")?, self.read_mode) {
+                        (Some(limit), _) => Some(limit),
+                        (None, ReadMode::DefaultCap) => Some(self.line_cap),
+                        (None, ReadMode::Unlimited) => None,
+                    },
+                    attach_images: self.vision,
+                    ..Default::default()
+                };
+                let outcome = ops::read::read(access, &target, &options)?;
+                Ok(read::render(&target.shown, outcome, &options))
+            }
+            "write_file" => {
+                let args = Args::parse(tool, args, &["path", "content"])?;
+                let target = access.resolve(args.str("path")?)?;
+                let report = ops::write::write(access, &target, args.str("content")?)?;
+                Ok(ToolOutput::text(writes::write_summary(&target.shown, &report)))
+            }
+            "edit_file" => {
+                let args = Args::parse(tool, args, &["path", "old_string", "new_string"])?;
+                let target = access.resolve(args.str("path")?)?;
+                let report = ops::edit::edit(
+                    access,
+                    &target,
+                    args.str("old_string")?,
+                    args.str("new_string")?,
+                )?;
+                Ok(ToolOutput::text(writes::edit_summary(&target.shown, &report)))
+            }
+            "list_dir" => {
+                let args = Args::parse(tool, args, &["path"])?;
+                let target = access.resolve_or_root(args.opt_str("path")?)?;
+                let entries = ops::list::list(access, &target)?;
+                Ok(ToolOutput::text(list::render(&entries)))
+            }
+            "tree" => {
+                let args = Args::parse(tool, args, &["path", "depth"])?;
+                let depth = match args.opt_uint("depth")? {
+                    None => DEFAULT_TREE_DEPTH,
+                    Some(0) => {
+                        return Err(ToolError::invalid(
+                            "depth 0 shows nothing; depth counts levels below the root, so pass \
+                             1 for the root's own entries, or leave it out for 2",
+                        ));
+                    }
+                    Some(d) => d.min(MAX_TREE_DEPTH),
+                };
+                let target = access.resolve_or_root(args.opt_str("path")?)?;
+                let outcome = ops::tree::tree(access, &target, depth as usize)?;
+                Ok(ToolOutput::text(tree::render(&target.shown, outcome)))
+            }
+            "search" => {
+                let args = Args::parse(tool, args, &["query", "path", "limit"])?;
+                let query = args.str("query")?;
+                let limit = match args.opt_uint("limit")? {
+                    None => DEFAULT_SEARCH_LIMIT,
+                    Some(0) => {
+                        return Err(ToolError::invalid(format!(
+                            "limit 0 asks for no matches; pass 1 to {MAX_SEARCH_LIMIT}, or leave \
+                             it out for {DEFAULT_SEARCH_LIMIT}"
+                        )));
+                    }
+                    Some(n) => n.min(MAX_SEARCH_LIMIT),
+                };
+                let given = args.opt_str("path")?;
+                let target = access.resolve_or_root(given)?;
+                let options = ops::search::SearchOptions {
+                    limit: limit as usize,
+                    ..Default::default()
+                };
+                let outcome = ops::search::search(access, &target, query, &options)?;
+                Ok(ToolOutput::text(search::render(query, given, outcome)))
+            }
+            _ => Err(ToolError::invalid(format!("{tool} is not a gg tool"))),
+        }
+    }
+}
+
+impl Surface for Gg {
+    fn tools(&self) -> Vec<ToolDef> {
+        self.active
+            .iter()
+            .map(|&name| ToolDef {
+                name,
+                description: tools::description(self, name),
+                input_schema: tools::schema(self, name),
+                read_only: !matches!(name, "write_file" | "edit_file"),
+            })
+            .collect()
+    }
+
+    fn call(&self, access: &Access, name: &str, args: Value) -> Option<ToolOutput> {
+        let tool = all_tools().find(|t| *t == name)?;
+        if !self.offers(tool) {
+            let err = ToolError::new(
+                ErrorKind::Denied,
+                format!(
+                    "{tool} is not enabled in this configuration; the tools offered are {}",
+                    if self.active.is_empty() {
+                        "none".to_string()
+                    } else {
+                        self.active.join(", ")
+                    }
+                ),
+            );
+            return Some(ToolOutput::error(&err));
+        }
+        Some(match self.dispatch(access, tool, args) {
+            Ok(output) => output,
+            Err(err) => ToolOutput::error(&err),
+        })
+    }
+
+    fn prompt(&self) -> String {
+        prompt::render(self)
+    }
+}

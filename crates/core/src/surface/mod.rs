@@ -1,0 +1,88 @@
+//! What the model sees: tool definitions, argument decoding, and the rendering of engine results
+//! into content. A surface never touches the disk; one module per profile.
+
+pub mod args;
+pub mod gg;
+
+use serde_json::Value;
+
+use crate::access::Access;
+use crate::error::ToolError;
+
+/// A tool as offered to the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What it does, for the model.
+    pub description: String,
+    /// The JSON schema of its arguments (an object schema).
+    pub input_schema: Value,
+    /// Whether the tool only reads.
+    pub read_only: bool,
+}
+
+/// One block of a tool result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// An image: its MIME type and raw bytes (transports encode them).
+    Image {
+        /// The MIME type, e.g. `image/png`.
+        mime: &'static str,
+        /// The image file's bytes.
+        data: Vec<u8>,
+    },
+}
+
+/// A tool call's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// The content blocks, in order.
+    pub content: Vec<Content>,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(text.into())],
+            is_error: false,
+        }
+    }
+
+    /// A failed result whose text is `kind: message`.
+    pub fn error(err: &ToolError) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(err.to_string())],
+            is_error: true,
+        }
+    }
+
+    /// The text blocks joined by newlines (images left out).
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|c| match c {
+                Content::Text(t) => Some(t.as_str()),
+                Content::Image { .. } => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A tool surface: one profile's names, schemas and texts over the shared engine.
+pub trait Surface: Send + Sync {
+    /// The tools offered, in a stable order.
+    fn tools(&self) -> Vec<ToolDef>;
+
+    /// Calls `name` with `args`; `None` when the profile has no tool of that name at all.
+    fn call(&self, access: &Access, name: &str, args: Value) -> Option<ToolOutput>;
+
+    /// The system-prompt fragment describing the tools under this configuration.
+    fn prompt(&self) -> String;
+}

@@ -1,0 +1,78 @@
+//! Lines are 0x0A-terminated; a final line without a terminator is still a line, and a
+//! trailing newline does not start a phantom empty line.
+
+/// The number of lines in `bytes`.
+pub fn count(bytes: &[u8]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
+    match bytes.last() {
+        None | Some(b'\n') => newlines,
+        Some(_) => newlines + 1,
+    }
+}
+
+/// The 1-based line on which byte `offset` of `bytes` lies.
+pub fn line_at(bytes: &[u8], offset: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count()
+}
+
+/// The largest index `<= at` that does not split a UTF-8 sequence of `bytes`.
+pub fn utf8_floor(bytes: &[u8], at: usize) -> usize {
+    let mut at = at.min(bytes.len());
+    // A continuation byte looks like 0b10xx_xxxx; at most three precede a sequence's end.
+    let mut steps = 0;
+    while at > 0 && at < bytes.len() && (bytes[at] & 0xC0) == 0x80 && steps < 3 {
+        at -= 1;
+        steps += 1;
+    }
+    at
+}
+
+/// `line` without its ending (`\n` or `\r\n`).
+pub fn strip_ending(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Cuts `text` after `max` characters. Returns the kept part and how many characters were cut.
+pub fn cut_chars(text: &str, max: usize) -> (&str, usize) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => (&text[..at], text[at..].chars().count()),
+        None => (text, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_newline_makes_no_phantom_line() {
+        assert_eq!(count(b""), 0);
+        assert_eq!(count(b"a"), 1);
+        assert_eq!(count(b"a\n"), 1);
+        assert_eq!(count(b"a\nb"), 2);
+        assert_eq!(count(b"\n\n"), 2);
+    }
+
+    #[test]
+    fn line_at_counts_preceding_newlines() {
+        let text = b"one\ntwo\nthree";
+        assert_eq!(line_at(text, 0), 1);
+        assert_eq!(line_at(text, 4), 2);
+        assert_eq!(line_at(text, 8), 3);
+    }
+
+    #[test]
+    fn utf8_floor_never_splits_a_character() {
+        let s = "aé€".as_bytes(); // 1 + 2 + 3 bytes
+        assert_eq!(utf8_floor(s, 2), 1);
+        assert_eq!(utf8_floor(s, 4), 3);
+        assert_eq!(utf8_floor(s, 6), 6);
+    }
+
+    #[test]
+    fn cut_chars_counts_characters_not_bytes() {
+        assert_eq!(cut_chars("ééééé", 3), ("ééé", 2));
+        assert_eq!(cut_chars("abc", 3), ("abc", 0));
+    }
+}

@@ -1,0 +1,4 @@
+//! Text helpers shared by the operations: line arithmetic over raw bytes and the edit matcher.
+
+pub mod lines;
+pub mod matcher;
