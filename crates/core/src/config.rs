@@ -80,7 +80,9 @@ impl Capability {
 
 /// Every tool name of the gg profile.
 pub fn all_tools() -> impl Iterator<Item = &'static str> {
-    Capability::ALL.into_iter().flat_map(|c| c.tools().iter().copied())
+    Capability::ALL
+        .into_iter()
+        .flat_map(|c| c.tools().iter().copied())
 }
 
 /// What a read_file call that names no limit returns.
@@ -240,7 +242,10 @@ impl Validator {
         match value {
             Value::Boolean(b) => Some(*b),
             other => {
-                self.problem(key, format!("must be true or false, not {}", describe(other)));
+                self.problem(
+                    key,
+                    format!("must be true or false, not {}", describe(other)),
+                );
                 None
             }
         }
@@ -249,7 +254,9 @@ impl Validator {
     fn config(&mut self, root: &Table) -> Config {
         let mut config = Config::default();
         self.unknown_keys("", root, &["capabilities", "agents", "model"]);
-        if let Some(caps) = root.get("capabilities").and_then(|v| self.table("capabilities", v))
+        if let Some(caps) = root
+            .get("capabilities")
+            .and_then(|v| self.table("capabilities", v))
         {
             for (name, value) in caps {
                 let key = join("capabilities", name);
@@ -257,7 +264,10 @@ impl Validator {
                     let known: Vec<&str> = Capability::ALL.iter().map(|c| c.name()).collect();
                     self.problem(
                         &key,
-                        format!("unknown capability; the capabilities are {}", quoted_list(&known)),
+                        format!(
+                            "unknown capability; the capabilities are {}",
+                            quoted_list(&known)
+                        ),
                     );
                     continue;
                 };
@@ -381,7 +391,11 @@ impl Validator {
                 Some(name) if known.contains(&name) => out.push(name.to_string()),
                 _ => self.problem(
                     &allow_key,
-                    format!("{} is not a tool; the tools are {}", describe(item), quoted_list(&known)),
+                    format!(
+                        "{} is not a tool; the tools are {}",
+                        describe(item),
+                        quoted_list(&known)
+                    ),
                 ),
             }
         }
@@ -519,7 +533,10 @@ vision = 1
             let text = format!("[capabilities.read-file]\nparams = {{ lineCap = {bad} }}\n");
             let err = Config::parse(&text, "t").unwrap_err();
             assert_eq!(err.problems.len(), 1, "{bad}: {err}");
-            assert!(err.problems[0].message.contains("not a line count"), "{err}");
+            assert!(
+                err.problems[0].message.contains("not a line count"),
+                "{err}"
+            );
         }
     }
 
@@ -527,6 +544,9 @@ vision = 1
     fn invalid_toml_is_one_problem_naming_the_place() {
         let err = Config::parse("[capabilities\n", "t").unwrap_err();
         assert_eq!(err.problems.len(), 1);
-        assert!(err.problems[0].message.starts_with("not valid TOML"), "{err}");
+        assert!(
+            err.problems[0].message.starts_with("not valid TOML"),
+            "{err}"
+        );
     }
 }

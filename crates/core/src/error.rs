@@ -89,10 +89,7 @@ impl ToolError {
             K::IsADirectory => Self::invalid(format!(
                 "{shown} is a directory, so it cannot {action}; use list_dir or tree to see its entries"
             )),
-            _ => Self::new(
-                ErrorKind::Io,
-                format!("could not {action} {shown}: {err}"),
-            ),
+            _ => Self::new(ErrorKind::Io, format!("could not {action} {shown}: {err}")),
         }
     }
 }

@@ -1,1 +1,150 @@
-//! x
+//! fsgate's MCP server: a [`Workspace`] served over the Model Context Protocol with `rmcp`.
+//!
+//! The server holds no tool logic. It lists the workspace's tools, runs each call on the
+//! blocking pool (the engine is synchronous), and maps the result to MCP content: text blocks,
+//! image blocks (base64 with their MIME type), and `isError` for a failed call. A call to a
+//! tool the profile does not have is a JSON-RPC invalid-params error, as MCP specifies.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let ws = fsgate_core::Workspace::open(fsgate_core::Options::new("."))?;
+//! fsgate_mcp::serve_stdio(ws).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use fsgate_core::{Content, ToolDef, ToolOutput, Workspace};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+/// The MCP handler of one workspace.
+#[derive(Clone)]
+pub struct FsgateServer {
+    workspace: Arc<Workspace>,
+    /// The tool list, built once: it is fixed for the life of the server.
+    tools: Arc<Vec<Tool>>,
+    instructions: Arc<String>,
+}
+
+impl FsgateServer {
+    /// A handler serving `workspace`.
+    pub fn new(workspace: Workspace) -> Self {
+        let tools = workspace.tools().iter().map(to_mcp_tool).collect();
+        let instructions = workspace.prompt();
+        FsgateServer {
+            workspace: Arc::new(workspace),
+            tools: Arc::new(tools),
+            instructions: Arc::new(instructions),
+        }
+    }
+}
+
+/// The error of running the server.
+#[derive(Debug)]
+pub struct ServeError(String);
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Serves `workspace` over MCP on standard input and output until the client disconnects.
+pub async fn serve_stdio(workspace: Workspace) -> Result<(), ServeError> {
+    let service = FsgateServer::new(workspace)
+        .serve(rmcp::transport::io::stdio_pipes())
+        .await
+        .map_err(|e| ServeError(format!("MCP initialisation failed: {e}")))?;
+    service
+        .waiting()
+        .await
+        .map_err(|e| ServeError(format!("MCP service stopped abnormally: {e}")))?;
+    Ok(())
+}
+
+fn to_mcp_tool(def: &ToolDef) -> Tool {
+    let schema: JsonObject = match &def.input_schema {
+        serde_json::Value::Object(map) => map.clone(),
+        _ => JsonObject::new(),
+    };
+    let mut tool = Tool::new(def.name, def.description.clone(), schema);
+    let mut annotations = ToolAnnotations::new();
+    annotations.read_only_hint = Some(def.read_only);
+    if !def.read_only {
+        annotations.destructive_hint = Some(true);
+        annotations.idempotent_hint = Some(def.name == "write_file");
+    }
+    annotations.open_world_hint = Some(false);
+    tool.annotations = Some(annotations);
+    tool
+}
+
+/// Maps a tool output to an MCP result.
+pub fn to_mcp_result(output: ToolOutput) -> CallToolResult {
+    let content = output
+        .content
+        .into_iter()
+        .map(|c| match c {
+            Content::Text(text) => ContentBlock::text(text),
+            Content::Image { mime, data } => {
+                ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(data), mime)
+            }
+        })
+        .collect();
+    if output.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+impl ServerHandler for FsgateServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("fsgate", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions.as_str())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let args = request
+            .arguments
+            .map_or(serde_json::Value::Null, serde_json::Value::Object);
+        let workspace = Arc::clone(&self.workspace);
+        let span_name = name.clone();
+        let outcome = tokio::task::spawn_blocking(move || workspace.call(&name, args))
+            .await
+            .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None))?;
+        match outcome {
+            Ok(output) => {
+                tracing::debug!(tool = %span_name, is_error = output.is_error, "call");
+                Ok(to_mcp_result(output).into())
+            }
+            Err(unknown) => Err(McpError::invalid_params(unknown.to_string(), None)),
+        }
+    }
+}

@@ -163,7 +163,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], create_parents: bool) -> io::Resu
         .tempfile_in(&dir)?;
     if let Some(meta) = &existing {
         // The create mode passed through the umask; restore the exact bits, then the owner.
-        temp.as_file().set_permissions(Permissions::from_mode(mode))?;
+        temp.as_file()
+            .set_permissions(Permissions::from_mode(mode))?;
         let (uid, gid) = (meta.uid(), meta.gid());
         let own = temp.as_file().metadata()?;
         if own.uid() != uid || own.gid() != gid {
@@ -241,7 +242,12 @@ mod tests {
         fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink("real.txt", &link).unwrap();
         write_atomic(&link, b"new", true).unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read(&real).unwrap(), b"new");
     }
 
@@ -252,7 +258,10 @@ mod tests {
         let replaced = write_atomic(&path, b"x", true).unwrap();
         assert_eq!(replaced.previous_len, None);
         let mode = fs::metadata(&path).unwrap().mode() & 0o777;
-        assert_ne!(mode, 0o600, "a new file must not keep the temp file's private mode");
+        assert_ne!(
+            mode, 0o600,
+            "a new file must not keep the temp file's private mode"
+        );
         assert_eq!(mode & 0o400, 0o400);
     }
 }

@@ -107,7 +107,10 @@ impl Access {
     }
 
     /// Opens the regular file at `target` for reading (see [`fs::open_regular`]).
-    pub fn open_regular(&self, target: &Resolved) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    pub fn open_regular(
+        &self,
+        target: &Resolved,
+    ) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
         fs::open_regular(&target.path)
     }
 
@@ -167,9 +170,16 @@ mod tests {
         let access = Access::new(dir.path()).unwrap();
         let rel = access.resolve("src/main.rs").unwrap();
         assert_eq!(rel.path, access.root().join("src/main.rs"));
-        assert_eq!(access.resolve("/etc/hosts").unwrap().path, Path::new("/etc/hosts"));
+        assert_eq!(
+            access.resolve("/etc/hosts").unwrap().path,
+            Path::new("/etc/hosts")
+        );
         let up = access.resolve("../x").unwrap();
-        assert_eq!(up.path, access.root().join("../x"), "`..` is left to the kernel");
+        assert_eq!(
+            up.path,
+            access.root().join("../x"),
+            "`..` is left to the kernel"
+        );
     }
 
     #[test]

@@ -42,7 +42,9 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
             target.shown
         )));
     }
-    let (bytes, _) = access.read_all(target).map_err(|e| read_error(&e, target))?;
+    let (bytes, _) = access
+        .read_all(target)
+        .map_err(|e| read_error(&e, target))?;
     let Some(found) = matcher::find(&bytes, old, new) else {
         return Err(no_match(&bytes, old, target));
     };

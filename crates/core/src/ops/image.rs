@@ -76,10 +76,19 @@ mod tests {
 
     #[test]
     fn formats_are_recognised_by_magic_number() {
-        assert_eq!(ImageFormat::sniff(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Some(ImageFormat::Png));
-        assert_eq!(ImageFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some(ImageFormat::Jpeg));
+        assert_eq!(
+            ImageFormat::sniff(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+            Some(ImageFormat::Png)
+        );
+        assert_eq!(
+            ImageFormat::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some(ImageFormat::Jpeg)
+        );
         assert_eq!(ImageFormat::sniff(b"GIF89a\x01\0"), Some(ImageFormat::Gif));
-        assert_eq!(ImageFormat::sniff(b"RIFF\0\0\0\0WEBPVP8 "), Some(ImageFormat::Webp));
+        assert_eq!(
+            ImageFormat::sniff(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some(ImageFormat::Webp)
+        );
         assert_eq!(ImageFormat::sniff(b"RIFF\0\0\0\0WAVEfmt "), None);
         assert_eq!(ImageFormat::sniff(b"hello world!"), None);
     }

@@ -127,7 +127,9 @@ pub fn read(access: &Access, target: &Resolved, options: &ReadOptions) -> Result
             target.shown
         )));
     }
-    let (mut file, meta) = access.open_regular(target).map_err(|e| open_error(&e, target))?;
+    let (mut file, meta) = access
+        .open_regular(target)
+        .map_err(|e| open_error(&e, target))?;
     let mut buf = vec![0u8; BUF_LEN];
     let filled = fill(&mut file, &mut buf, ImageFormat::SNIFF_LEN)
         .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
@@ -255,7 +257,11 @@ fn stream_window(
     let mut kept: u64 = 0;
     let mut cut: Option<Cut> = None;
     let mut last_byte: Option<u8> = None;
-    let mut phase = if first > 1 { Phase::Skip } else { Phase::Collect };
+    let mut phase = if first > 1 {
+        Phase::Skip
+    } else {
+        Phase::Collect
+    };
 
     loop {
         if filled == 0 {

@@ -5,8 +5,8 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_matcher::LineTerminator;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
 use crate::access::{Access, Resolved, fs, ignore::sorted_walk};
@@ -61,15 +61,25 @@ pub fn compile(query: &str) -> Result<RegexMatcher> {
              (?i)todo",
         ));
     }
+    let invalid = |e: &dyn std::fmt::Display| {
+        ToolError::invalid(format!(
+            "query {query:?} is not a valid regular expression (Rust regex syntax): {e}\nEscape \
+             special characters such as ( [ {{ . * + ? with a backslash to match them literally."
+        ))
+    };
+    // Parsed on its own first, so an error shows the pattern as given rather than as the
+    // matcher rewrites it.
+    regex_syntax::Parser::new()
+        .parse(query)
+        .map_err(|e| invalid(&e))?;
     RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
         .crlf(true)
         .build(query)
         .map_err(|e| {
             ToolError::invalid(format!(
-                "query {query:?} is not a valid regular expression (Rust regex syntax): {e}; \
-                 escape special characters such as ( [ {{ . * + ? with a backslash to match them \
-                 literally"
+                "query {query:?} can only match across a line break ({e}), but it is tried \
+                 against each line on its own; search for text within one line"
             ))
         })
 }

@@ -26,7 +26,7 @@ pub struct Node {
 /// What a tree call found.
 pub enum TreeOutcome {
     /// The nodes, produced lazily.
-    Nodes(TreeIter),
+    Nodes(Box<TreeIter>),
     /// The root itself is excluded by the ignore rule, so it is not walked.
     IgnoredRoot,
 }
@@ -38,12 +38,12 @@ pub fn tree(access: &Access, target: &Resolved, depth: usize) -> Result<TreeOutc
         return Ok(TreeOutcome::IgnoredRoot);
     }
     let depth = depth.max(1);
-    Ok(TreeOutcome::Nodes(TreeIter {
+    Ok(TreeOutcome::Nodes(Box::new(TreeIter {
         walk: sorted_walk(&target.path, Some(depth + 1)),
         depth,
         pending: None,
         ready: VecDeque::new(),
-    }))
+    })))
 }
 
 /// The lazy walk behind [`tree`]. It reads one level past the bound, only to count what the
@@ -86,7 +86,9 @@ impl Iterator for TreeIter {
             let kind = match file_type {
                 Some(t) if t.is_dir() => Kind::Dir,
                 Some(t) if t.is_file() => Kind::File,
-                Some(t) if t.is_symlink() => Kind::Symlink(crate::access::fs::link_target(entry.path())),
+                Some(t) if t.is_symlink() => {
+                    Kind::Symlink(crate::access::fs::link_target(entry.path()))
+                }
                 _ => Kind::Other,
             };
             let at_bound = depth == self.depth && kind == Kind::Dir;

@@ -39,10 +39,9 @@ pub(crate) fn write_error(err: &io::Error, target: &Resolved) -> ToolError {
             "{} is a directory, so it cannot be written as a file; pass a file path inside it",
             target.shown
         )),
-        io::ErrorKind::InvalidInput => ToolError::invalid(format!(
-            "{} cannot be written: {err}",
-            target.shown
-        )),
+        io::ErrorKind::InvalidInput => {
+            ToolError::invalid(format!("{} cannot be written: {err}", target.shown))
+        }
         io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => ToolError::invalid(format!(
             "a parent of {} is a file, not a directory, so the file cannot be created there; \
              check the path with list_dir",

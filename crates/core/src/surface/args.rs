@@ -86,7 +86,11 @@ impl<'a> Args<'a> {
                 }
                 _ => Err(bad(n.to_string())),
             },
-            Some(Value::String(s)) => s.trim().parse::<u64>().map(Some).map_err(|_| bad(format!("{s:?}"))),
+            Some(Value::String(s)) => s
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| bad(format!("{s:?}"))),
             Some(other) => Err(bad(kind_of(other).to_string())),
         }
     }
@@ -110,9 +114,13 @@ mod tests {
 
     #[test]
     fn unknown_arguments_are_refused_by_name() {
-        let err = Args::parse("read_file", json!({"path": "a", "offest": 3}), &["path", "offset", "limit"])
-            .err()
-            .unwrap();
+        let err = Args::parse(
+            "read_file",
+            json!({"path": "a", "offest": 3}),
+            &["path", "offset", "limit"],
+        )
+        .err()
+        .unwrap();
         assert_eq!(
             err.to_string(),
             "invalid-argument: read_file has no argument offest; its arguments are path, offset, limit"
@@ -121,7 +129,12 @@ mod tests {
 
     #[test]
     fn numbers_accept_numeric_strings_and_refuse_negatives() {
-        let args = Args::parse("t", json!({"a": "12", "b": -1, "c": 2.5, "d": null}), &["a", "b", "c", "d"]).unwrap();
+        let args = Args::parse(
+            "t",
+            json!({"a": "12", "b": -1, "c": 2.5, "d": null}),
+            &["a", "b", "c", "d"],
+        )
+        .unwrap();
         assert_eq!(args.opt_uint("a").unwrap(), Some(12));
         assert!(args.opt_uint("b").is_err());
         assert!(args.opt_uint("c").is_err());

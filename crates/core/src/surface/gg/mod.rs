@@ -56,7 +56,8 @@ impl Gg {
                     return Err(SurfaceError(format!(
                         "agent {name:?} is not in the configuration; {}",
                         if known.is_empty() {
-                            "it defines no agents (add [agents.NAME] with allow = [...])".to_string()
+                            "it defines no agents (add [agents.NAME] with allow = [...])"
+                                .to_string()
                         } else {
                             format!("its agents are {}", known.join(", "))
                         }
@@ -105,7 +106,10 @@ impl Gg {
                 let args = Args::parse(tool, args, &["path", "content"])?;
                 let target = access.resolve(args.str("path")?)?;
                 let report = ops::write::write(access, &target, args.str("content")?)?;
-                Ok(ToolOutput::text(writes::write_summary(&target.shown, &report)))
+                Ok(ToolOutput::text(writes::write_summary(
+                    &target.shown,
+                    &report,
+                )))
             }
             "edit_file" => {
                 let args = Args::parse(tool, args, &["path", "old_string", "new_string"])?;
@@ -116,7 +120,10 @@ impl Gg {
                     args.str("old_string")?,
                     args.str("new_string")?,
                 )?;
-                Ok(ToolOutput::text(writes::edit_summary(&target.shown, &report)))
+                Ok(ToolOutput::text(writes::edit_summary(
+                    &target.shown,
+                    &report,
+                )))
             }
             "list_dir" => {
                 let args = Args::parse(tool, args, &["path"])?;

@@ -27,9 +27,7 @@ pub(super) fn render(gg: &Gg) -> String {
             ),
         }
         if gg.vision {
-            out.push_str(
-                "read_file shows PNG, JPEG, GIF and WebP images as images.\n",
-            );
+            out.push_str("read_file shows PNG, JPEG, GIF and WebP images as images.\n");
         } else {
             out.push_str(
                 "Reading images is unsupported: read_file describes an image file (its format, \

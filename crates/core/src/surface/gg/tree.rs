@@ -65,8 +65,7 @@ fn bounded(lines: impl Iterator<Item = String>, max_lines: usize, max_bytes: usi
     let closing = format!(
         "[tree cut at {cut_by}; pass a smaller depth, or a path deeper in the tree, to see the rest]"
     );
-    while !kept.is_empty()
-        && (kept.len() + 1 > max_lines || bytes + 1 + closing.len() > max_bytes)
+    while !kept.is_empty() && (kept.len() + 1 > max_lines || bytes + 1 + closing.len() > max_bytes)
     {
         let dropped = kept.pop().map_or(0, |l| l.len());
         bytes -= dropped + usize::from(!kept.is_empty());
@@ -106,6 +105,10 @@ mod tests {
         let out = bounded(lines(500, 60), 1000, 16 * 1024);
         assert!(out.len() <= 16 * 1024, "{}", out.len());
         assert!(out.ends_with("[tree cut at 16 KiB; pass a smaller depth, or a path deeper in the tree, to see the rest]"));
-        assert!(out.len() > 16 * 1024 - 61 - 100, "cut far too early: {}", out.len());
+        assert!(
+            out.len() > 16 * 1024 - 61 - 100,
+            "cut far too early: {}",
+            out.len()
+        );
     }
 }

@@ -5,7 +5,11 @@ use crate::ops::write::WriteReport;
 use crate::text::matcher::Level;
 
 pub(super) fn write_summary(shown: &str, report: &WriteReport) -> String {
-    let size = format!("{} ({})", plural(report.lines, "line"), plural(report.bytes, "byte"));
+    let size = format!(
+        "{} ({})",
+        plural(report.lines, "line"),
+        plural(report.bytes, "byte")
+    );
     match report.previous_len {
         None => format!("Created {shown}: {size}."),
         Some(old) => format!(
@@ -19,11 +23,17 @@ pub(super) fn edit_summary(shown: &str, report: &EditReport) -> String {
     let span = if report.old_lines == 1 {
         format!("line {}", report.line)
     } else {
-        format!("lines {}-{}", report.line, report.line + report.old_lines - 1)
+        format!(
+            "lines {}-{}",
+            report.line,
+            report.line + report.old_lines - 1
+        )
     };
     let note = match report.level {
         Level::Exact => "",
-        Level::LineEndings => " (old_string matched after converting its line endings to the file's)",
+        Level::LineEndings => {
+            " (old_string matched after converting its line endings to the file's)"
+        }
     };
     format!(
         "Edited {shown}: replaced {span} with {}{note}.",

@@ -1,0 +1,146 @@
+//! What each command does. Library errors become exit codes here and nowhere else.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use fsgate_core::{Config, Content, Options, Workspace};
+use serde_json::{Value, json};
+
+use crate::cli::{Cli, Command, WorkspaceArgs};
+
+/// How a command ended.
+pub enum Outcome {
+    /// Success.
+    Ok,
+    /// The tool call failed (its text was printed).
+    ToolError,
+    /// Bad usage or configuration (the message goes to stderr).
+    Usage(String),
+}
+
+impl Outcome {
+    /// The process exit code: 0, 1 or 2.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Ok => ExitCode::SUCCESS,
+            Outcome::ToolError => ExitCode::from(1),
+            Outcome::Usage(message) => {
+                eprintln!("fsgate: {message}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        Command::Serve(args) => {
+            let ws = match open(&args) {
+                Ok(ws) => ws,
+                Err(message) => return Ok(Outcome::Usage(message)),
+            };
+            tracing::info!(root = %ws.root().display(), "serving over stdio");
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            runtime.block_on(fsgate_mcp::serve_stdio(ws))?;
+            Ok(Outcome::Ok)
+        }
+        Command::Call {
+            tool,
+            args,
+            workspace,
+        } => {
+            let args: Value = match serde_json::from_str(&args) {
+                Ok(v) => v,
+                Err(e) => {
+                    return Ok(Outcome::Usage(format!(
+                        "the arguments are not valid JSON ({e}); pass an object such as \
+                         '{{\"path\": \"README.md\"}}'"
+                    )));
+                }
+            };
+            let ws = match open(&workspace) {
+                Ok(ws) => ws,
+                Err(message) => return Ok(Outcome::Usage(message)),
+            };
+            let output = match ws.call(&tool, args) {
+                Ok(output) => output,
+                Err(unknown) => return Ok(Outcome::Usage(unknown.to_string())),
+            };
+            let shown: Vec<String> = output
+                .content
+                .iter()
+                .map(|c| match c {
+                    Content::Text(text) => text.clone(),
+                    Content::Image { mime, data } => {
+                        format!("[image attachment: {mime}, {} bytes]", data.len())
+                    }
+                })
+                .collect();
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(shown.join("\n").as_bytes())?;
+            stdout.flush()?;
+            Ok(if output.is_error {
+                Outcome::ToolError
+            } else {
+                Outcome::Ok
+            })
+        }
+        Command::Schema(args) => {
+            let ws = match open(&args) {
+                Ok(ws) => ws,
+                Err(message) => return Ok(Outcome::Usage(message)),
+            };
+            let tools: Vec<Value> = ws
+                .tools()
+                .into_iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": t.input_schema,
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&tools)?);
+            Ok(Outcome::Ok)
+        }
+        Command::Prompt(args) => {
+            let ws = match open(&args) {
+                Ok(ws) => ws,
+                Err(message) => return Ok(Outcome::Usage(message)),
+            };
+            print!("{}", ws.prompt());
+            Ok(Outcome::Ok)
+        }
+        Command::CheckConfig { file } => match Config::load(&file) {
+            Ok(_) => {
+                println!("{}: ok", file.display());
+                Ok(Outcome::Ok)
+            }
+            Err(e) => Ok(Outcome::Usage(e.to_string())),
+        },
+    }
+}
+
+/// Opens the workspace the options describe; the error is a message for stderr.
+fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
+    let config = match &args.config {
+        Some(path) => Config::load(path).map_err(|e| e.to_string())?,
+        None => Config::default(),
+    };
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot determine the current directory: {e}"))?,
+    };
+    let mut options = Options::new(root);
+    options.config = config;
+    options.agent = args.agent.clone();
+    options.no_vision = args.no_vision;
+    Workspace::open(options).map_err(|e| e.to_string())
+}
