@@ -181,7 +181,7 @@ fn open_error(err: &io::Error, target: &Resolved) -> ToolError {
 }
 
 /// Reads until `buf` holds at least `min` bytes or the file ends; returns the bytes held.
-fn fill(file: &mut File, buf: &mut [u8], min: usize) -> io::Result<usize> {
+fn fill<R: Read>(file: &mut R, buf: &mut [u8], min: usize) -> io::Result<usize> {
     let mut filled = 0;
     while filled < min.min(buf.len()) {
         match file.read(&mut buf[filled..]) {
@@ -237,8 +237,8 @@ enum Phase {
 
 /// Streams the file through `buf` (whose first `filled` bytes are already read), keeping the
 /// window's bytes and counting every line.
-fn stream_window(
-    file: &mut File,
+fn stream_window<R: Read>(
+    file: &mut R,
     mut buf: Vec<u8>,
     mut filled: usize,
     options: &ReadOptions,
@@ -309,8 +309,21 @@ fn stream_window(
                         // The window's first line alone passes the ceiling: show its start.
                         let seen = (out.len() + take) as u64;
                         let room = ceiling - out.len();
-                        out.extend_from_slice(&rest[..room]);
-                        out.truncate(crate::text::lines::utf8_floor(&out, out.len()));
+                        // Cut where the ceiling falls, moved back so no character is split;
+                        // the line may have started in an earlier chunk (in `out`).
+                        let held = out.len();
+                        let byte_at = |p: usize| if p < held { out[p] } else { rest[p - held] };
+                        let mut cut_at = held + room;
+                        let mut steps = 0;
+                        while cut_at > 0 && steps < 3 && (byte_at(cut_at) & 0xC0) == 0x80 {
+                            cut_at -= 1;
+                            steps += 1;
+                        }
+                        if cut_at >= held {
+                            out.extend_from_slice(&rest[..cut_at - held]);
+                        } else {
+                            out.truncate(cut_at);
+                        }
                         cut = Some(Cut::MidLine {
                             shown: out.len() as u64,
                             len: 0,
@@ -369,5 +382,113 @@ fn stream_window(
 fn set_len(cut: &mut Option<Cut>, len: u64) {
     if let Some(Cut::MidLine { len: l, .. }) = cut {
         *l = len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The window computed the obvious way, from the whole file in memory.
+    fn reference(bytes: &[u8], options: &ReadOptions) -> TextWindow {
+        let mut lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+        if bytes.is_empty() {
+            lines.clear();
+        }
+        let total = lines.len() as u64;
+        let first = options.offset;
+        let last_wanted = options.limit.map_or(u64::MAX, |l| first + l - 1);
+        let mut out = Vec::new();
+        let mut last = first - 1;
+        let mut cut = None;
+        for (i, line) in lines.iter().enumerate() {
+            let n = i as u64 + 1;
+            if n < first || n > last_wanted {
+                continue;
+            }
+            if out.len() + line.len() > options.byte_ceiling {
+                if out.is_empty() {
+                    let keep = crate::text::lines::utf8_floor(line, options.byte_ceiling);
+                    out.extend_from_slice(&line[..keep]);
+                    let len = line.strip_suffix(b"\n").unwrap_or(line).len() as u64;
+                    cut = Some(Cut::MidLine {
+                        shown: keep as u64,
+                        len,
+                    });
+                    last = n;
+                } else {
+                    cut = Some(Cut::Lines);
+                }
+                break;
+            }
+            out.extend_from_slice(line);
+            last = n;
+        }
+        TextWindow {
+            bytes: out,
+            first,
+            last,
+            total,
+            cut,
+        }
+    }
+
+    fn streamed(bytes: &[u8], options: &ReadOptions, buf_len: usize) -> TextWindow {
+        let mut reader = std::io::Cursor::new(bytes);
+        stream_window(&mut reader, vec![0; buf_len], 0, options).unwrap()
+    }
+
+    #[test]
+    fn a_window_in_the_middle_has_exact_bytes_and_counts() {
+        let text = b"a\nbb\nccc\ndddd\n";
+        let options = ReadOptions {
+            offset: 2,
+            limit: Some(2),
+            ..Default::default()
+        };
+        let w = streamed(text, &options, 3);
+        assert_eq!(w.bytes, b"bb\nccc\n");
+        assert_eq!((w.first, w.last, w.total), (2, 3, 4));
+    }
+
+    #[test]
+    fn a_long_first_line_is_cut_mid_line_and_measured_to_its_end() {
+        let text = [b"x".repeat(100), b"\nnext\n".to_vec()].concat();
+        let options = ReadOptions {
+            byte_ceiling: 10,
+            ..Default::default()
+        };
+        let w = streamed(&text, &options, 7);
+        assert_eq!(w.bytes, b"x".repeat(10));
+        assert_eq!(
+            w.cut,
+            Some(Cut::MidLine {
+                shown: 10,
+                len: 100
+            })
+        );
+        assert_eq!((w.first, w.last, w.total), (1, 1, 2));
+    }
+
+    proptest! {
+        #[test]
+        fn streaming_through_any_buffer_matches_the_reference(
+            lines in proptest::collection::vec("[a-cé\\r]{0,12}", 0..12),
+            final_newline in any::<bool>(),
+            offset in 1u64..14,
+            limit in proptest::option::of(1u64..14),
+            ceiling in 1usize..60,
+            buf_len in 1usize..20,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let options = ReadOptions { offset, limit, byte_ceiling: ceiling, ..Default::default() };
+            let expected = reference(text.as_bytes(), &options);
+            let got = streamed(text.as_bytes(), &options, buf_len);
+            prop_assert_eq!(got, expected);
+        }
     }
 }
