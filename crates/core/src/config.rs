@@ -145,7 +145,7 @@ pub struct Problem {
 pub struct ConfigError {
     /// Where the configuration came from.
     pub source_name: String,
-    /// The problems, in file order.
+    /// The problems, section by section in the order of the file.
     pub problems: Vec<Problem>,
 }
 

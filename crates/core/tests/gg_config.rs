@@ -327,9 +327,9 @@ colour = 1
       - capabilities.read-file.implementation: "paged" is not a read mode; the two modes are "unlimited" and "default-cap"
       - capabilities.read-file.params.window: unknown key; the keys here are "lineCap"
       - capabilities.read-file.params.lineCap: 0 is not a line count; lineCap must be a whole number of lines, 1 or more
-      - capabilities.search.enabled: must be true or false, not "no"
       - capabilities.serch: unknown capability; the capabilities are "read-file", "write-file", "edit-file", "list-dir", "search"
       - capabilities.tree: unknown capability; the capabilities are "read-file", "write-file", "edit-file", "list-dir", "search"
+      - capabilities.search.enabled: must be true or false, not "no"
       - agents.bot.allow: "rm" is not a tool; the tools are "read_file", "write_file", "edit_file", "list_dir", "tree", "search"
       - model.colour: unknown key; the keys here are "vision"
       - model.vision: must be true or false, not "yes"

@@ -262,7 +262,6 @@ fn missing_required_arguments_are_invalid_argument() {
 }
 
 #[test]
-#[ignore = "BUG: a negative offset/limit/depth error says `0 or more`, but 0 is refused too"]
 fn a_negative_count_error_names_the_range_that_is_accepted() {
     let fx = Fx::new();
     fx.write("a.txt", "x\n");

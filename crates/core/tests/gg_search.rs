@@ -66,7 +66,6 @@ fn search_caret_anchors_at_the_start_of_each_line() {
 }
 
 #[test]
-#[ignore = "BUG: `$` never matches before an LF line ending (only at end of file or before CRLF)"]
 fn search_dollar_anchors_at_the_end_of_each_lf_terminated_line() {
     let fx = Fx::new();
     fx.write("f.txt", "start middle end\nend\nstart\n\nlast");
@@ -409,6 +408,31 @@ fn search_honours_a_negation_in_a_nested_ignore_file() {
 }
 
 #[test]
+fn search_rooted_below_the_working_directory_keeps_its_ignore_files_in_and_out_of_a_repository() {
+    for repo in [false, true] {
+        let fx = Fx::new();
+        if repo {
+            fx.mkdir(".git");
+        }
+        fx.write(".gitignore", "*.gen\n");
+        fx.write("sub/deeper/.gitignore", "!keep.gen\n");
+        fx.write("sub/deeper/drop.gen", "needle\n");
+        fx.write("sub/deeper/keep.gen", "needle\n");
+        fx.write("sub/deeper/plain.txt", "needle\n");
+        assert_eq!(
+            search(&fx, json!({"query": "needle", "path": "sub"})),
+            "sub/deeper/keep.gen:1:needle\nsub/deeper/plain.txt:1:needle",
+            "repository: {repo}"
+        );
+        assert_eq!(
+            fx.ok("tree", json!({"path": "sub", "depth": 3})),
+            "deeper/\n  .gitignore\n  keep.gen\n  plain.txt",
+            "repository: {repo}"
+        );
+    }
+}
+
+#[test]
 fn search_searches_dotfiles() {
     let fx = Fx::new();
     fx.write(".env", "TOKEN=abc\n");
@@ -498,7 +522,6 @@ fn a_repositorys_ignore_file_above_the_working_directory_applies() {
 }
 
 #[test]
-#[ignore = "BUG: a .gitignore above the working directory, outside any repository, hides workspace files (and is called \"the workspace's ignore files\")"]
 fn an_ignore_file_above_a_working_directory_that_is_no_repository_does_not_apply() {
     let (_outer, ws) = nested_workspace(false);
     let out = ws.call("search", json!({"query": "needle"})).unwrap();

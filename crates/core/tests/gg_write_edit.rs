@@ -261,6 +261,20 @@ fn edit_refuses_two_occurrences_and_names_lines() {
 }
 
 #[test]
+fn edit_not_unique_names_a_line_holding_two_occurrences_once() {
+    let fx = Fx::new();
+    fx.write("f.txt", "a = a + 1\nb\n");
+    assert_eq!(
+        fx.err(
+            "edit_file",
+            json!({"path": "f.txt", "old_string": "a", "new_string": "z"})
+        ),
+        "not-unique: old_string occurs 2 times in f.txt, at line 1; add surrounding lines to \
+         old_string so it matches exactly one place, then call edit_file again"
+    );
+}
+
+#[test]
 fn edit_not_unique_lists_twenty_lines_and_counts_the_rest() {
     let fx = Fx::new();
     let before = "same\n".repeat(25);

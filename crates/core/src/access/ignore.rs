@@ -6,18 +6,20 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use ignore::{Walk, WalkBuilder};
+use std::sync::Mutex;
+
+use ignore::{IncrementalIgnore, Walk, WalkBuilder};
 
 use super::Access;
 
 /// The name of git's own directory, which no walk enters.
 const GIT_DIR: &str = ".git";
 
-fn builder(root: &Path) -> WalkBuilder {
+fn builder(root: &Path, parents: bool) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
-        .parents(true)
+        .parents(parents)
         .ignore(true)
         .git_ignore(true)
         .git_exclude(true)
@@ -27,27 +29,65 @@ fn builder(root: &Path) -> WalkBuilder {
     builder
 }
 
-/// A walk of `root` under the ignore rule, siblings in byte order of their names (so a
-/// depth-first walk is in path order), descending at most `max_depth` levels (`None`: no bound).
-/// Dropping the iterator stops the walk: nothing beyond what was consumed is read.
-pub fn sorted_walk(root: &Path, max_depth: Option<usize>) -> Walk {
-    let mut builder = builder(root);
-    builder
-        .max_depth(max_depth)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| entry.file_name() != GIT_DIR);
-    builder.build()
+/// Whether `dir` or one of its ancestors holds `.git` (a directory, or a worktree's file).
+fn in_repository(dir: &Path) -> bool {
+    dir.ancestors()
+        .any(|a| super::fs::exists_no_follow(&a.join(GIT_DIR)))
 }
 
 impl Access {
+    /// A walk of `root` under the ignore rule, siblings in byte order of their names (so a
+    /// depth-first walk is in path order), descending at most `max_depth` levels (`None`: no
+    /// bound). Dropping the iterator stops the walk: nothing beyond what was consumed is read.
+    ///
+    /// Which ignore files count follows git: inside a repository, those of the repository
+    /// (up to its top); in a directory that is not one yet, those of the working directory and
+    /// below, never those of the directories above it.
+    pub fn sorted_walk(&self, root: &Path, max_depth: Option<usize>) -> Walk {
+        let in_repo = in_repository(root);
+        let mut builder = builder(root, in_repo);
+        builder
+            .max_depth(max_depth)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        // Outside a repository the walk cannot read the ignore files between the working
+        // directory and a deeper root itself (that would read every directory above too), so
+        // each entry is also asked of a matcher anchored at the working directory.
+        let anchored = match (self.relative_to_root(root).and_then(normalize), in_repo) {
+            (Some(rel), false) if !rel.as_os_str().is_empty() => self
+                .matcher(false)
+                .map(|m| (Mutex::new(m), self.root().to_path_buf())),
+            _ => None,
+        };
+        builder.filter_entry(move |entry| {
+            if entry.file_name() == GIT_DIR {
+                return false;
+            }
+            let Some((matcher, top)) = &anchored else {
+                return true;
+            };
+            let rel = entry.path().strip_prefix(top).ok().and_then(normalize);
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            match (rel, matcher.lock()) {
+                (Some(rel), Ok(mut m)) => !m.matched(&rel, is_dir).is_ignore(),
+                _ => true,
+            }
+        });
+        builder.build()
+    }
+
+    /// A matcher of the ignore rule anchored at the working directory.
+    fn matcher(&self, parents: bool) -> Option<IncrementalIgnore> {
+        builder(self.root(), parents)
+            .build_matchers()
+            .into_iter()
+            .next()
+    }
+
     /// Whether the ignore rule excludes `path` (or one of its ancestors) from walks that start
     /// at the working directory. Paths outside the working directory are never excluded: they
     /// were named explicitly and no walk of the workspace reaches them.
     pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
-        let Some(rel) = self.relative_to_root(path) else {
-            return false;
-        };
-        let Some(rel) = normalize(rel) else {
+        let Some(rel) = self.relative_to_root(path).and_then(normalize) else {
             return false;
         };
         if rel.as_os_str().is_empty() {
@@ -56,9 +96,8 @@ impl Access {
         if rel.components().any(|c| c.as_os_str() == GIT_DIR) {
             return true;
         }
-        let mut matchers = builder(self.root()).build_matchers();
-        match matchers.first_mut() {
-            Some(matcher) => matcher.matched(&rel, is_dir).is_ignore(),
+        match self.matcher(in_repository(self.root())) {
+            Some(mut matcher) => matcher.matched(&rel, is_dir).is_ignore(),
             None => false,
         }
     }
@@ -89,12 +128,14 @@ mod tests {
     use std::fs;
 
     fn names(root: &Path) -> Vec<String> {
-        sorted_walk(root, None)
+        let access = Access::new(root).unwrap();
+        access
+            .sorted_walk(access.root(), None)
             .filter_map(Result::ok)
             .filter(|e| e.depth() > 0)
             .map(|e| {
                 e.path()
-                    .strip_prefix(root)
+                    .strip_prefix(access.root())
                     .unwrap()
                     .to_string_lossy()
                     .into_owned()

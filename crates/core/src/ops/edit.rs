@@ -49,26 +49,29 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
         return Err(no_match(&bytes, old, target));
     };
     if found.ranges.len() > 1 {
-        let lines: Vec<String> = found
-            .ranges
-            .iter()
-            .take(MAX_LINES_LISTED)
-            .map(|r| lines::line_at(&bytes, r.start).to_string())
-            .collect();
-        let more = found.ranges.len().saturating_sub(MAX_LINES_LISTED);
+        // Occurrences on one line name that line once.
+        let mut lines = lines::lines_at(&bytes, found.ranges.iter().map(|r| r.start));
+        lines.dedup();
+        let more = lines.len().saturating_sub(MAX_LINES_LISTED);
         let more = if more > 0 {
             format!(" and {more} more")
         } else {
             String::new()
         };
+        let listed: Vec<String> = lines
+            .iter()
+            .take(MAX_LINES_LISTED)
+            .map(ToString::to_string)
+            .collect();
+        let at = if lines.len() == 1 { "line" } else { "lines" };
         return Err(ToolError::new(
             ErrorKind::NotUnique,
             format!(
-                "old_string occurs {} times in {}, at lines {}{more}; add surrounding lines to \
+                "old_string occurs {} times in {}, at {at} {}{more}; add surrounding lines to \
                  old_string so it matches exactly one place, then call edit_file again",
                 found.ranges.len(),
                 target.shown,
-                lines.join(", "),
+                listed.join(", "),
             ),
         ));
     }

@@ -9,7 +9,7 @@ use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
-use crate::access::{Access, Resolved, fs, ignore::sorted_walk};
+use crate::access::{Access, Resolved, fs};
 use crate::error::{Result, ToolError};
 use crate::text::lines;
 
@@ -72,7 +72,10 @@ pub fn compile(query: &str) -> Result<RegexMatcher> {
     regex_syntax::Parser::new()
         .parse(query)
         .map_err(|e| invalid(&e))?;
+    // Multi-line mode makes ^ and $ match at each line's start and end, as the query is tried
+    // against each line on its own; the line terminator keeps any match inside one line.
     RegexMatcherBuilder::new()
+        .multi_line(true)
         .line_terminator(Some(b'\n'))
         .crlf(true)
         .build(query)
@@ -112,7 +115,7 @@ pub fn search(
         .binary_detection(BinaryDetection::quit(0))
         .build();
     let mut found: Vec<Match> = Vec::new();
-    for entry in sorted_walk(&target.path, None) {
+    for entry in access.sorted_walk(&target.path, None) {
         if found.len() >= options.limit {
             break;
         }

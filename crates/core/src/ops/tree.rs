@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use ignore::Walk;
 
 use super::list::Kind;
-use crate::access::{Access, Resolved, ignore::sorted_walk};
+use crate::access::{Access, Resolved};
 use crate::error::Result;
 
 /// One node of the tree, in depth-first path order.
@@ -39,7 +39,7 @@ pub fn tree(access: &Access, target: &Resolved, depth: usize) -> Result<TreeOutc
     }
     let depth = depth.max(1);
     Ok(TreeOutcome::Nodes(Box::new(TreeIter {
-        walk: sorted_walk(&target.path, Some(depth + 1)),
+        walk: access.sorted_walk(&target.path, Some(depth + 1)),
         depth,
         pending: None,
         ready: VecDeque::new(),

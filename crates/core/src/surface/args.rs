@@ -69,11 +69,12 @@ impl<'a> Args<'a> {
         })
     }
 
-    /// An optional integer argument; negative values and fractions are refused.
+    /// An optional count (offset, limit, depth): negative values and fractions are refused
+    /// here, zero by the caller with a message of its own.
     pub fn opt_uint(&self, key: &str) -> Result<Option<u64>> {
         let bad = |shown: String| {
             ToolError::invalid(format!(
-                "{key} of {} must be a whole number of 0 or more, not {shown}",
+                "{key} of {} must be a whole number, 1 or more, not {shown}",
                 self.tool
             ))
         };

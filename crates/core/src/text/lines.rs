@@ -15,6 +15,21 @@ pub fn line_at(bytes: &[u8], offset: usize) -> usize {
     1 + memchr::memchr_iter(b'\n', &bytes[..offset.min(bytes.len())]).count()
 }
 
+/// The 1-based lines of several ascending byte offsets, in one pass over `bytes`.
+pub fn lines_at(bytes: &[u8], offsets: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut line = 1;
+    let mut from = 0;
+    offsets
+        .into_iter()
+        .map(|offset| {
+            let offset = offset.clamp(from, bytes.len());
+            line += memchr::memchr_iter(b'\n', &bytes[from..offset]).count();
+            from = offset;
+            line
+        })
+        .collect()
+}
+
 /// The largest index `<= at` that does not split a UTF-8 sequence of `bytes`.
 pub fn utf8_floor(bytes: &[u8], at: usize) -> usize {
     let mut at = at.min(bytes.len());
@@ -60,6 +75,14 @@ mod tests {
         assert_eq!(line_at(text, 0), 1);
         assert_eq!(line_at(text, 4), 2);
         assert_eq!(line_at(text, 8), 3);
+    }
+
+    #[test]
+    fn lines_at_matches_line_at_for_each_offset() {
+        let text = b"a\nbb\n\nccc";
+        let offsets = [0, 1, 2, 5, 6, 9];
+        let each: Vec<usize> = offsets.iter().map(|&o| line_at(text, o)).collect();
+        assert_eq!(lines_at(text, offsets), each);
     }
 
     #[test]
