@@ -32,6 +32,11 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
         .unwrap()
 }
 
+async fn tool_names(client: &Client) -> Vec<String> {
+    let tools = client.list_all_tools().await.unwrap();
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
 fn text(result: &CallToolResult) -> String {
     result
         .content
@@ -204,15 +209,8 @@ async fn disabled_capabilities_and_agent_allowlists_restrict_the_tools() {
     .unwrap();
     let cfg = config.to_str().unwrap();
     let (client, _) = start(dir.path(), &["--config", cfg]).await;
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
     assert_eq!(
-        names,
+        tool_names(&client).await,
         ["read_file", "edit_file", "list_dir", "tree", "search"]
     );
     let refused = call(&client, "write_file", json!({"path": "x", "content": "y"})).await;
@@ -222,15 +220,8 @@ async fn disabled_capabilities_and_agent_allowlists_restrict_the_tools() {
     client.cancel().await.unwrap();
 
     let (agent, _) = start(dir.path(), &["--config", cfg, "--agent", "reviewer"]).await;
-    let names: Vec<String> = agent
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
     assert_eq!(
-        names,
+        tool_names(&agent).await,
         ["read_file", "tree"],
         "the capability switch wins over the allowlist"
     );
