@@ -4,7 +4,9 @@
 pub mod edit;
 pub mod image;
 pub mod list;
+pub mod patch;
 pub mod read;
 pub mod search;
 pub mod tree;
+pub mod update;
 pub mod write;

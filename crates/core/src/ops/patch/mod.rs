@@ -1,0 +1,4 @@
+//! Patch formats agents emit, parsed and applied by one engine: unified diffs (whose line
+//! numbers are ignored) today.
+
+pub mod unified;

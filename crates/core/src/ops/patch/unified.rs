@@ -1,0 +1,1 @@
+//! Unified diffs whose hunk line numbers are ignored: parsing and applying.
