@@ -36,8 +36,11 @@ pub enum Command {
     Prompt(WorkspaceArgs),
     /// Validate a configuration file: exit 0, or exit 2 listing every problem.
     CheckConfig {
-        /// The TOML configuration file.
+        /// The configuration file (TOML for gg, YAML for coder).
         file: PathBuf,
+        /// Whose configuration it is [default: coder for .yaml/.yml files, else gg].
+        #[arg(long, value_enum)]
+        profile: Option<Profile>,
     },
 }
 
@@ -47,17 +50,35 @@ pub enum Profile {
     /// gg: read_file, write_file, edit_file, list_dir, tree, search.
     #[default]
     Gg,
+    /// coder: info, read-file, search, update-file, create-file, delete-file, move,
+    /// list-folder, tree, confined to the allowed roots.
+    Coder,
+}
+
+/// Whether paths are confined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum JailMode {
+    /// gg's default: paths reach anything the process can.
+    #[default]
+    None,
+    /// Confine every path to the roots (coder always does).
+    Roots,
 }
 
 /// Options shared by every command that opens a workspace.
 #[derive(Debug, Args)]
 pub struct WorkspaceArgs {
     /// The working directory relative paths resolve against [default: the current directory].
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// A TOML configuration file (capabilities, read mode, agents, model).
+    /// Repeat it for several allowed roots (coder, or --jail roots); the first is primary.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// The configuration file: TOML for gg (capabilities, read mode, agents, model), the coder
+    /// worker's YAML for coder (watched: its numeric limits reload while serving).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Confine paths to the roots (gg; coder is always confined).
+    #[arg(long, value_enum, default_value_t = JailMode::None)]
+    pub jail: JailMode,
     /// Offer only the tools this agent's allowlist names.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,

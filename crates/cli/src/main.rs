@@ -3,6 +3,7 @@
 
 mod cli;
 mod run;
+mod watch;
 
 use std::process::ExitCode;
 

@@ -4,10 +4,13 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use fsgate_core::{Config, Content, Options, Workspace};
+use std::path::Path;
+use std::sync::Arc;
+
+use fsgate_core::{CoderConfig, Config, Content, Options, Profile as CoreProfile, Workspace};
 use serde_json::{Value, json};
 
-use crate::cli::{Cli, Command, WorkspaceArgs};
+use crate::cli::{Cli, Command, JailMode, Profile, WorkspaceArgs};
 
 /// How a command ended.
 pub enum Outcome {
@@ -42,6 +45,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
             tracing::info!(root = %ws.root().display(), "serving over stdio");
+            let ws = Arc::new(ws);
+            // Keeps the configuration watched for as long as the server runs.
+            let _watcher = match (&args.config, args.profile) {
+                (Some(path), Profile::Coder) => crate::watch::config(Arc::clone(&ws), path),
+                _ => None,
+            };
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -117,30 +126,65 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             print!("{}", ws.prompt());
             Ok(Outcome::Ok)
         }
-        Command::CheckConfig { file } => match Config::load(&file) {
-            Ok(_) => {
-                println!("{}: ok", file.display());
-                Ok(Outcome::Ok)
+        Command::CheckConfig { file, profile } => {
+            let yaml = matches!(
+                file.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            );
+            let checked = match profile.unwrap_or(if yaml { Profile::Coder } else { Profile::Gg }) {
+                Profile::Gg => Config::load(&file).map(drop),
+                Profile::Coder => CoderConfig::load(&file).map(drop),
+            };
+            match checked {
+                Ok(()) => {
+                    println!("{}: ok", file.display());
+                    Ok(Outcome::Ok)
+                }
+                Err(e) => Ok(Outcome::Usage(e.to_string())),
             }
-            Err(e) => Ok(Outcome::Usage(e.to_string())),
-        },
+        }
     }
 }
 
 /// Opens the workspace the options describe; the error is a message for stderr.
 fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
-    let config = match &args.config {
-        Some(path) => Config::load(path).map_err(|e| e.to_string())?,
-        None => Config::default(),
+    let mut options = Options::new(".");
+    options.roots = if args.roots.is_empty() && args.profile == Profile::Gg {
+        vec![
+            std::env::current_dir()
+                .map_err(|e| format!("cannot determine the current directory: {e}"))?,
+        ]
+    } else {
+        args.roots.clone()
     };
-    let root = match &args.root {
-        Some(root) => root.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot determine the current directory: {e}"))?,
-    };
-    let mut options = Options::new(root);
-    options.config = config;
+    match args.profile {
+        Profile::Gg => {
+            options.profile = CoreProfile::Gg;
+            if let Some(path) = &args.config {
+                options.config = Config::load(path).map_err(|e| e.to_string())?;
+            }
+        }
+        Profile::Coder => {
+            options.profile = CoreProfile::Coder;
+            if let Some(path) = &args.config {
+                options.coder = CoderConfig::load(path).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    options.jail = args.jail == JailMode::Roots;
     options.agent = args.agent.clone();
     options.no_vision = args.no_vision;
-    Workspace::open(options).map_err(|e| e.to_string())
+    let ws = Workspace::open(options).map_err(|e| e.to_string())?;
+    for warning in ws.warnings() {
+        tracing::warn!("{warning}");
+    }
+    if let Some(jail) = ws.jail_roots() {
+        tracing::info!(roots = ?jail, "allowed roots");
+    }
+    Ok(ws)
+}
+
+/// Whether `path` names the configuration file an event is about.
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || a.file_name() == b.file_name()
 }

@@ -18,6 +18,16 @@ pub enum ErrorKind {
     NoMatch,
     /// The text to replace occurs more than once.
     NotUnique,
+    /// The path leads outside every allowed root of the jail.
+    OutsideRoot,
+    /// The path leads outside the call's session directory (`base_dir`).
+    OutsideSession,
+    /// The path matches the non-accessible (secret) patterns.
+    NotAccessible,
+    /// A file or a result is larger than a configured limit.
+    TooLarge,
+    /// The target exists and the call asked not to replace it.
+    AlreadyExists,
     /// The operating system refused or failed the operation.
     Io,
 }
@@ -31,6 +41,11 @@ impl ErrorKind {
             ErrorKind::Denied => "denied",
             ErrorKind::NoMatch => "no-match",
             ErrorKind::NotUnique => "not-unique",
+            ErrorKind::OutsideRoot => "outside-root",
+            ErrorKind::OutsideSession => "outside-session",
+            ErrorKind::NotAccessible => "not-accessible",
+            ErrorKind::TooLarge => "too-large",
+            ErrorKind::AlreadyExists => "already-exists",
             ErrorKind::Io => "io",
         }
     }

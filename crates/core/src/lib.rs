@@ -30,22 +30,43 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use config::Config;
+pub use config::coder::CoderConfig;
 pub use error::{ErrorKind, ToolError};
 pub use surface::{Content, Surface, ToolDef, ToolOutput};
 
-use access::Access;
+use access::{Access, Jail, JailConfig};
+use surface::coder::Coder;
 use surface::gg::Gg;
+
+/// The tool surfaces fsgate offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Profile {
+    /// gg (spec 000): read_file, write_file, edit_file, list_dir, tree, search.
+    #[default]
+    Gg,
+    /// The coder worker (spec 001): info, read-file, search, update-file, create-file,
+    /// delete-file, move, list-folder, tree, confined to a jail.
+    Coder,
+}
 
 /// What a workspace is opened with.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The working directory: relative paths resolve against it.
-    pub root: PathBuf,
-    /// The configuration. By default [`Config::default`].
+    /// The working directory (gg) or the allowed roots, primary first (jailed profiles). Empty
+    /// means the profile's default (coder: its configuration's `base_paths`).
+    pub roots: Vec<PathBuf>,
+    /// The tool surface. By default [`Profile::Gg`].
+    pub profile: Profile,
+    /// gg's configuration. By default [`Config::default`].
     pub config: Config,
-    /// Restrict the tools to this agent's allowlist. By default none.
+    /// The coder profile's configuration. By default [`CoderConfig::default`].
+    pub coder: CoderConfig,
+    /// gg: confine every path to the roots (as the coder profile does). By default `false`.
+    pub jail: bool,
+    /// gg: restrict the tools to this agent's allowlist. By default none.
     pub agent: Option<String>,
-    /// Never attach images, whatever the configuration says. By default `false`.
+    /// gg: never attach images, whatever the configuration says. By default `false`.
     pub no_vision: bool,
 }
 
@@ -53,8 +74,11 @@ impl Options {
     /// Default options for the workspace at `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Options {
-            root: root.into(),
+            roots: vec![root.into()],
+            profile: Profile::Gg,
             config: Config::default(),
+            coder: CoderConfig::default(),
+            jail: false,
             agent: None,
             no_vision: false,
         }
@@ -73,6 +97,12 @@ pub enum OpenError {
         /// What went wrong.
         source: std::io::Error,
     },
+    /// No working directory was given.
+    #[error("no working directory given; pass a root directory")]
+    NoRoot,
+    /// The jail could not be built (no reachable root, bad globs).
+    #[error("{0}")]
+    Jail(#[from] access::JailError),
     /// The options name something the configuration lacks (an unknown agent).
     #[error("{0}")]
     Surface(#[from] surface::gg::SurfaceError),
@@ -92,20 +122,72 @@ pub struct UnknownTool {
 pub struct Workspace {
     access: Access,
     surface: Box<dyn Surface>,
+    warnings: Vec<String>,
 }
 
 impl Workspace {
     /// Opens the workspace described by `options`.
     pub fn open(options: Options) -> Result<Workspace, OpenError> {
-        let access = Access::new(&options.root).map_err(|source| OpenError::Root {
-            path: options.root.clone(),
-            source,
-        })?;
-        let surface = Gg::new(&options.config, options.agent.as_deref(), options.no_vision)?;
+        let mut warnings = Vec::new();
+        let mut jailed = |config: JailConfig| -> Result<Access, OpenError> {
+            let (jail, skipped) = Jail::new(&config)?;
+            warnings.extend(skipped);
+            Ok(Access::jailed(jail))
+        };
+        let (access, surface): (Access, Box<dyn Surface>) = match options.profile {
+            Profile::Gg => {
+                let root = options.roots.first().ok_or(OpenError::NoRoot)?;
+                let access = if options.jail {
+                    jailed(JailConfig {
+                        roots: options.roots.clone(),
+                        ..JailConfig::default()
+                    })?
+                } else {
+                    Access::new(root).map_err(|source| OpenError::Root {
+                        path: root.clone(),
+                        source,
+                    })?
+                };
+                let surface =
+                    Gg::new(&options.config, options.agent.as_deref(), options.no_vision)?;
+                (access, Box::new(surface))
+            }
+            Profile::Coder => {
+                let roots = if options.roots.is_empty() {
+                    options.coder.base_paths.clone()
+                } else {
+                    options.roots.clone()
+                };
+                let access = jailed(JailConfig {
+                    roots,
+                    non_accessible: options.coder.non_accessible_globs.clone(),
+                    default_excludes: options.coder.default_exclude_globs.clone(),
+                })?;
+                (access, Box::new(Coder::new(options.coder.clone())))
+            }
+        };
         Ok(Workspace {
             access,
-            surface: Box::new(surface),
+            surface,
+            warnings,
         })
+    }
+
+    /// The canonical allowed roots when the workspace is confined.
+    pub fn jail_roots(&self) -> Option<Vec<PathBuf>> {
+        self.access
+            .jail()
+            .map(|j| j.roots().iter().map(|r| r.path.clone()).collect())
+    }
+
+    /// What opening skipped (unreachable roots), for the caller to log.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Re-reads the configuration file at `path` and applies what may change while running.
+    pub fn reload(&self, path: &Path) -> surface::Reload {
+        self.surface.reload(path)
     }
 
     /// The working directory.

@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let ws = fsgate_core::Workspace::open(fsgate_core::Options::new("."))?;
+//! let ws = std::sync::Arc::new(fsgate_core::Workspace::open(fsgate_core::Options::new("."))?);
 //! fsgate_mcp::serve_stdio(ws).await?;
 //! # Ok(())
 //! # }
@@ -38,11 +38,11 @@ pub struct FsgateServer {
 
 impl FsgateServer {
     /// A handler serving `workspace`.
-    pub fn new(workspace: Workspace) -> Self {
+    pub fn new(workspace: Arc<Workspace>) -> Self {
         let tools = workspace.tools().iter().map(to_mcp_tool).collect();
         let instructions = workspace.prompt();
         FsgateServer {
-            workspace: Arc::new(workspace),
+            workspace,
             tools: Arc::new(tools),
             instructions: Arc::new(instructions),
         }
@@ -62,7 +62,7 @@ impl std::fmt::Display for ServeError {
 impl std::error::Error for ServeError {}
 
 /// Serves `workspace` over MCP on standard input and output until the client disconnects.
-pub async fn serve_stdio(workspace: Workspace) -> Result<(), ServeError> {
+pub async fn serve_stdio(workspace: Arc<Workspace>) -> Result<(), ServeError> {
     let service = FsgateServer::new(workspace)
         .serve(rmcp::transport::io::stdio_pipes())
         .await
@@ -80,11 +80,13 @@ fn to_mcp_tool(def: &ToolDef) -> Tool {
         _ => JsonObject::new(),
     };
     let mut tool = Tool::new(def.name, def.description.clone(), schema);
+    if let Some(serde_json::Value::Object(output)) = &def.output_schema {
+        tool.output_schema = Some(std::sync::Arc::new(output.clone()));
+    }
     let mut annotations = ToolAnnotations::new();
     annotations.read_only_hint = Some(def.read_only);
     if !def.read_only {
-        annotations.destructive_hint = Some(true);
-        annotations.idempotent_hint = Some(def.name == "write_file");
+        annotations.destructive_hint = Some(def.destructive);
     }
     annotations.open_world_hint = Some(false);
     tool.annotations = Some(annotations);
@@ -103,11 +105,13 @@ pub fn to_mcp_result(output: ToolOutput) -> CallToolResult {
             }
         })
         .collect();
-    if output.is_error {
+    let mut result = if output.is_error {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
-    }
+    };
+    result.structured_content = output.structured;
+    result
 }
 
 impl ServerHandler for FsgateServer {

@@ -1,15 +1,39 @@
-//! Low-level file I/O: opening regular files for streaming reads, listing directories, and
-//! atomic replacement (temp file in the same directory, fsync, rename, directory fsync, mode and
-//! owner kept).
+//! Low-level file I/O on a [`Place`]: a path taken as the process would take it, or a canonical
+//! path beneath a jail root's directory handle (opened with the kernel's `RESOLVE_BENEATH`).
+//! Regular-file opens that never block on FIFOs, directory listings, and atomic replacement
+//! (temp file in the same directory, fsync, rename, directory fsync, mode and owner kept).
 
 use std::ffi::OsString;
-use std::fs::{self, File, Metadata, Permissions};
+use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
 /// The longest chain of symbolic links a write follows before giving up, as the kernel does.
 const MAX_LINK_HOPS: usize = 40;
+
+/// Where an operation happens.
+#[derive(Clone, Copy, Debug)]
+pub enum Place<'a> {
+    /// A path resolved by the kernel as any process would (no jail).
+    Ambient(&'a Path),
+    /// A canonical path below a jail root; every open is confined beneath the handle.
+    Beneath(&'a Dir, &'a Path),
+}
+
+impl Place<'_> {
+    /// The path cap-std expects for the root itself.
+    fn rel(rel: &Path) -> &Path {
+        if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        }
+    }
+}
 
 /// What a directory entry is, without following it when it is a link.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,34 +58,106 @@ pub struct DirEntry {
     pub name: OsString,
     /// What it is.
     pub kind: EntryKind,
+    /// Its metadata (of the link itself for a link), when it could be read.
+    pub meta: Option<Meta>,
 }
 
-/// Metadata of `path`, following symbolic links.
-pub fn metadata(path: &Path) -> io::Result<Metadata> {
-    fs::metadata(path)
+/// The metadata the engine uses, the same whichever way the file was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// A directory.
+    pub is_dir: bool,
+    /// A regular file.
+    pub is_file: bool,
+    /// A symbolic link (only from a metadata call that does not follow links).
+    pub is_symlink: bool,
+    /// Size in bytes.
+    pub len: u64,
+    /// Permission bits (`st_mode & 0o7777`).
+    pub mode: u32,
+    /// Modification time, seconds since the Unix epoch.
+    pub mtime: i64,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+    /// Hard links.
+    pub nlink: u64,
+}
+
+impl From<std::fs::Metadata> for Meta {
+    fn from(m: std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Meta {
+            is_dir: m.is_dir(),
+            is_file: m.is_file(),
+            is_symlink: m.file_type().is_symlink(),
+            len: m.len(),
+            mode: m.mode() & 0o7777,
+            mtime: m.mtime(),
+            uid: m.uid(),
+            gid: m.gid(),
+            nlink: m.nlink(),
+        }
+    }
+}
+
+impl From<cap_std::fs::Metadata> for Meta {
+    fn from(m: cap_std::fs::Metadata) -> Self {
+        use cap_std::fs::MetadataExt;
+        Meta {
+            is_dir: m.is_dir(),
+            is_file: m.is_file(),
+            is_symlink: m.file_type().is_symlink(),
+            len: m.len(),
+            mode: m.mode() & 0o7777,
+            mtime: m.mtime(),
+            uid: m.uid(),
+            gid: m.gid(),
+            nlink: m.nlink(),
+        }
+    }
+}
+
+/// Metadata of `place`, following symbolic links.
+pub fn metadata(place: Place<'_>) -> io::Result<Meta> {
+    match place {
+        Place::Ambient(p) => std::fs::metadata(p).map(Meta::from),
+        Place::Beneath(dir, rel) => dir.metadata(Place::rel(rel)).map(Meta::from),
+    }
+}
+
+/// Metadata of `place` itself, not following a final symbolic link.
+pub fn symlink_metadata(place: Place<'_>) -> io::Result<Meta> {
+    match place {
+        Place::Ambient(p) => std::fs::symlink_metadata(p).map(Meta::from),
+        Place::Beneath(dir, rel) => dir.symlink_metadata(Place::rel(rel)).map(Meta::from),
+    }
 }
 
 /// Whether something (even a dangling link) exists at `path`.
 pub fn exists_no_follow(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok()
+    std::fs::symlink_metadata(path).is_ok()
 }
 
 /// Opens a regular file for reading. Directories fail with `IsADirectory`; FIFOs, sockets and
 /// devices fail with `InvalidInput` before they are opened, so a read never blocks on them.
-pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
-    let before = fs::metadata(path)?;
-    check_regular(&before)?;
-    let file = File::open(path)?;
-    let meta = file.metadata()?;
+pub fn open_regular(place: Place<'_>) -> io::Result<(File, Meta)> {
+    check_regular(&metadata(place)?)?;
+    let file = match place {
+        Place::Ambient(p) => File::open(p)?,
+        Place::Beneath(dir, rel) => dir.open(Place::rel(rel))?.into_std(),
+    };
+    let meta = Meta::from(file.metadata()?);
     check_regular(&meta)?;
     Ok((file, meta))
 }
 
-fn check_regular(meta: &Metadata) -> io::Result<()> {
-    if meta.is_dir() {
+fn check_regular(meta: &Meta) -> io::Result<()> {
+    if meta.is_dir {
         return Err(io::Error::from(io::ErrorKind::IsADirectory));
     }
-    if !meta.is_file() {
+    if !meta.is_file {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file (a FIFO, socket or device)",
@@ -70,15 +166,25 @@ fn check_regular(meta: &Metadata) -> io::Result<()> {
     Ok(())
 }
 
-/// The entries of the directory at `path`, in the order the filesystem gives them.
-pub fn read_dir(path: &Path) -> io::Result<Vec<DirEntry>> {
+/// Reads the whole regular file at `place` into memory.
+pub fn read_all(place: Place<'_>) -> io::Result<(Vec<u8>, Meta)> {
+    let (mut file, meta) = open_regular(place)?;
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
+    io::Read::read_to_end(&mut file, &mut buf)?;
+    Ok((buf, meta))
+}
+
+/// The entries of the directory at `place`, in the order the filesystem gives them.
+pub fn read_dir(place: Place<'_>) -> io::Result<Vec<DirEntry>> {
+    let dir = open_dir(place)?;
     let mut out = Vec::new();
-    for entry in fs::read_dir(path)? {
+    for entry in dir.entries()? {
         let entry = entry?;
+        let name = entry.file_name();
         let file_type = entry.file_type()?;
         let kind = if file_type.is_symlink() {
             EntryKind::Symlink {
-                target: fs::read_link(entry.path()).unwrap_or_default(),
+                target: dir.read_link_contents(&name).unwrap_or_default(),
             }
         } else if file_type.is_dir() {
             EntryKind::Dir
@@ -87,30 +193,46 @@ pub fn read_dir(path: &Path) -> io::Result<Vec<DirEntry>> {
         } else {
             EntryKind::Other
         };
-        out.push(DirEntry {
-            name: entry.file_name(),
-            kind,
-        });
+        let meta = dir.symlink_metadata(&name).ok().map(Meta::from);
+        out.push(DirEntry { name, kind, meta });
     }
     Ok(out)
 }
 
+fn open_dir(place: Place<'_>) -> io::Result<Dir> {
+    match place {
+        Place::Ambient(p) => Dir::open_ambient_dir(p, ambient_authority()),
+        Place::Beneath(dir, rel) => dir.open_dir(Place::rel(rel)),
+    }
+}
+
 /// What the symbolic link at `path` points to, as written in it (empty when unreadable).
 pub fn link_target(path: &Path) -> String {
-    fs::read_link(path)
+    std::fs::read_link(path)
         .map(|t| t.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
 /// Opens a file found by a walk for reading, without the checks of [`open_regular`] (the walk
 /// already knows it is a regular file).
-pub fn open_walked(path: &Path) -> io::Result<File> {
-    File::open(path)
+pub fn open_walked(place: Place<'_>) -> io::Result<File> {
+    match place {
+        Place::Ambient(p) => File::open(p),
+        Place::Beneath(dir, rel) => Ok(dir.open(Place::rel(rel))?.into_std()),
+    }
 }
 
-/// Whether `path` (following links) is a directory.
-pub fn is_dir(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.is_dir())
+/// Whether `place` (following links) is a directory.
+pub fn is_dir(place: Place<'_>) -> bool {
+    metadata(place).is_ok_and(|m| m.is_dir)
+}
+
+/// Creates the directory at `place` and its missing parents.
+pub fn create_dir_all(place: Place<'_>) -> io::Result<()> {
+    match place {
+        Place::Ambient(p) => std::fs::create_dir_all(p),
+        Place::Beneath(dir, rel) => dir.create_dir_all(Place::rel(rel)),
+    }
 }
 
 /// What an atomic write replaced.
@@ -120,69 +242,149 @@ pub struct Replaced {
     pub previous_len: Option<u64>,
 }
 
-/// Writes `bytes` as the whole content of `path`, atomically: a reader sees the old file or the
-/// new one, never a mix, and a failure leaves the old file untouched.
+/// How a write treats what is already there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Create missing parent directories. By default `true`.
+    pub create_parents: bool,
+    /// Permission bits of a created file (the umask applies). By default `0o666`.
+    pub new_mode: u32,
+    /// Refuse (with `AlreadyExists`) when the file exists. By default `false`.
+    pub create_new: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            create_parents: true,
+            new_mode: 0o666,
+            create_new: false,
+        }
+    }
+}
+
+/// Writes `bytes` as the whole content of `place`, atomically: a reader sees the old file or
+/// the new one, never a mix, and a failure leaves the old file untouched.
 ///
-/// A symbolic link is followed (the link stays, its target is replaced); missing parent
-/// directories are created when `create_parents` is set. An existing file keeps its permission
-/// bits and, where the process may set it, its owner; a new file gets `0666` less the umask.
-pub fn write_atomic(path: &Path, bytes: &[u8], create_parents: bool) -> io::Result<Replaced> {
-    let target = follow_links(path)?;
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
+/// Ambiently, a symbolic link at the last component is followed (the link stays, its target
+/// is replaced); beneath a root the path is already canonical. An existing file keeps its
+/// permission bits and, where the process may set it, its owner.
+pub fn write_atomic(place: Place<'_>, bytes: &[u8], options: WriteOptions) -> io::Result<Replaced> {
+    let (parent_dir, name) = match place {
+        Place::Ambient(p) => {
+            let target = follow_links(p)?;
+            let name = target
+                .file_name()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::IsADirectory))?
+                .to_os_string();
+            let parent = match target.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            if options.create_parents && !parent.exists() {
+                std::fs::create_dir_all(&parent)?;
+            }
+            (Dir::open_ambient_dir(&parent, ambient_authority())?, name)
+        }
+        Place::Beneath(dir, rel) => {
+            let name = rel
+                .file_name()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::IsADirectory))?
+                .to_os_string();
+            let parent = rel.parent().unwrap_or(Path::new(""));
+            if options.create_parents && !parent.as_os_str().is_empty() {
+                dir.create_dir_all(parent)?;
+            }
+            (dir.open_dir(Place::rel(parent))?, name)
+        }
     };
-    let existing = match fs::metadata(&target) {
+    replace_in(&parent_dir, &name, bytes, options)
+}
+
+/// The atomic replacement of `name` in the directory `dir`.
+fn replace_in(
+    dir: &Dir,
+    name: &OsString,
+    bytes: &[u8],
+    options: WriteOptions,
+) -> io::Result<Replaced> {
+    let existing = match dir.metadata(name) {
         Ok(meta) => {
-            if meta.is_dir() {
-                return Err(io::Error::from(io::ErrorKind::IsADirectory));
+            let meta = Meta::from(meta);
+            if options.create_new {
+                return Err(io::Error::from(io::ErrorKind::AlreadyExists));
             }
-            if !meta.is_file() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "not a regular file (a FIFO, socket or device)",
-                ));
-            }
+            check_regular(&meta)?;
             Some(meta)
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    if create_parents && existing.is_none() {
-        fs::create_dir_all(&dir)?;
-    }
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mode = existing.as_ref().map_or(0o666, |m| m.mode() & 0o7777);
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".fsgate-tmp")
-        .permissions(Permissions::from_mode(mode))
-        .tempfile_in(&dir)?;
-    if let Some(meta) = &existing {
-        // The create mode passed through the umask; restore the exact bits, then the owner.
-        temp.as_file()
-            .set_permissions(Permissions::from_mode(mode))?;
-        let (uid, gid) = (meta.uid(), meta.gid());
-        let own = temp.as_file().metadata()?;
-        if own.uid() != uid || own.gid() != gid {
-            // Only a privileged process may give a file away; anyone else keeps their own.
-            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(uid), Some(gid));
+    let mode = existing.map_or(options.new_mode, |m| m.mode);
+    let (temp_name, file) = create_temp(dir, name, mode)?;
+    let written = (|| {
+        let std_file = file.into_std();
+        if let Some(meta) = existing {
+            // The create mode passed through the umask; restore the exact bits, then the owner.
+            std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+            let own = Meta::from(std_file.metadata()?);
+            if own.uid != meta.uid || own.gid != meta.gid {
+                // Only a privileged process may give a file away; anyone else keeps their own.
+                let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
+            }
         }
+        let mut std_file = std_file;
+        std_file.write_all(bytes)?;
+        std_file.sync_all()?;
+        if options.create_new {
+            // A link, unlike a rename, fails when the name appeared meanwhile.
+            dir.hard_link(&temp_name, dir, name)?;
+            dir.remove_file(&temp_name)
+        } else {
+            dir.rename(&temp_name, dir, name)
+        }
+    })();
+    if let Err(e) = written {
+        let _ = dir.remove_file(&temp_name);
+        return Err(e);
     }
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(&target).map_err(|e| e.error)?;
-    if let Ok(d) = File::open(&dir) {
+    if let Ok(d) = dir.try_clone() {
         // Makes the rename itself durable; a filesystem that cannot sync a directory still
         // renamed atomically, so a failure here is not an error of the write.
-        let _ = d.sync_all();
+        let _ = d.into_std_file().sync_all();
     }
     Ok(Replaced {
-        previous_len: existing.map(|m| m.len()),
+        previous_len: existing.map(|m| m.len),
     })
+}
+
+/// Creates a fresh temp file next to `name` (exclusive create, so a planted file or link at the
+/// temp name is never followed or reused).
+fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(OsString, cap_std::fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let stem = name.to_string_lossy();
+    let stem: String = stem.chars().take(64).collect();
+    for _ in 0..100 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let temp = OsString::from(format!(
+            ".{stem}.{}.{n}.{nanos:x}.fsgate-tmp",
+            std::process::id()
+        ));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true).mode(mode);
+        match dir.open_with(&temp, &options) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "could not find a free temporary file name",
+    ))
 }
 
 /// Follows a chain of symbolic links at the last component of `path` to the file it names,
@@ -190,9 +392,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], create_parents: bool) -> io::Resu
 fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..MAX_LINK_HOPS {
-        match fs::symlink_metadata(&current) {
+        match std::fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                let link = fs::read_link(&current)?;
+                let link = std::fs::read_link(&current)?;
                 current = if link.is_absolute() {
                     link
                 } else {
@@ -208,29 +410,23 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     ))
 }
 
-/// Reads the whole file at `path` (a regular file) into memory.
-pub fn read_all(path: &Path) -> io::Result<(Vec<u8>, Metadata)> {
-    let (mut file, meta) = open_regular(path)?;
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    io::Read::read_to_end(&mut file, &mut buf)?;
-    Ok((buf, meta))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     #[test]
     fn atomic_write_keeps_mode_and_leaves_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("script.sh");
-        fs::write(&path, "old").unwrap();
-        fs::set_permissions(&path, Permissions::from_mode(0o750)).unwrap();
-        let replaced = write_atomic(&path, b"new", true).unwrap();
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let replaced =
+            write_atomic(Place::Ambient(&path), b"new", WriteOptions::default()).unwrap();
         assert_eq!(replaced.previous_len, Some(3));
-        assert_eq!(fs::read(&path).unwrap(), b"new");
-        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o750);
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o7777, 0o750);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "temp file left behind");
     }
 
@@ -239,29 +435,63 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.txt");
         let link = dir.path().join("link.txt");
-        fs::write(&real, "old").unwrap();
+        std::fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink("real.txt", &link).unwrap();
-        write_atomic(&link, b"new", true).unwrap();
+        write_atomic(Place::Ambient(&link), b"new", WriteOptions::default()).unwrap();
         assert!(
-            fs::symlink_metadata(&link)
+            std::fs::symlink_metadata(&link)
                 .unwrap()
                 .file_type()
                 .is_symlink()
         );
-        assert_eq!(fs::read(&real).unwrap(), b"new");
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
     }
 
     #[test]
     fn new_files_get_the_umask_mode_not_0600() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/new.txt");
-        let replaced = write_atomic(&path, b"x", true).unwrap();
+        let replaced = write_atomic(Place::Ambient(&path), b"x", WriteOptions::default()).unwrap();
         assert_eq!(replaced.previous_len, None);
-        let mode = fs::metadata(&path).unwrap().mode() & 0o777;
+        let mode = std::fs::metadata(&path).unwrap().mode() & 0o777;
         assert_ne!(
             mode, 0o600,
-            "a new file must not keep the temp file's private mode"
+            "a new file must not keep a temp file's private mode"
         );
         assert_eq!(mode & 0o400, 0o400);
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_file_and_leaves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "old").unwrap();
+        let options = WriteOptions {
+            create_new: true,
+            ..WriteOptions::default()
+        };
+        let err = write_atomic(Place::Ambient(&path), b"new", options).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_planted_link_at_a_temp_name_is_never_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let handle = Dir::open_ambient_dir(dir.path(), ambient_authority()).unwrap();
+        // Every name the exclusive create could pick is refused if something is there, so a
+        // planted link is skipped rather than written through.
+        std::os::unix::fs::symlink(outside.path().join("victim"), dir.path().join(".a.planted"))
+            .unwrap();
+        write_atomic(
+            Place::Beneath(&handle, Path::new("a.txt")),
+            b"data",
+            WriteOptions::default(),
+        )
+        .unwrap();
+        assert!(!outside.path().join("victim").exists());
+        assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"data");
     }
 }

@@ -1,39 +1,64 @@
 //! Where an operation may happen: turning a model's path into a real one, the ignore rules of
-//! walks, and every byte of file I/O. No other module touches the disk (clippy's
-//! `disallowed-methods` enforces it), so confinement and atomic writes cannot be bypassed.
+//! walks, the jail, and every byte of file I/O. No other module touches the disk (clippy's
+//! `disallowed-methods` enforces it), so confinement, secrets and atomic writes cannot be
+//! bypassed.
 //!
-//! gg does not confine: a relative path is resolved against the working directory, an absolute
-//! one is taken as itself, and `..` is left to the kernel. [`Access::resolve`] is the one function
-//! every tool resolves through, so a jail slots in there.
+//! Without a jail (gg's default) a relative path is resolved against the working directory, an
+//! absolute one is taken as itself, and `..` is left to the kernel. With a [`Jail`] every path
+//! is resolved beneath one of its roots and every open is confined there by the kernel.
+//! [`Access::resolve`] is the one function every tool resolves through.
 
 #![allow(clippy::disallowed_methods)]
 
 pub mod fs;
 pub mod ignore;
+pub mod jail;
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{Result, ToolError};
+pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, WriteOptions};
+pub use jail::{Jail, JailConfig, JailError};
+
+use crate::error::{ErrorKind, Result, ToolError};
 
 /// A resolved path: the one to operate on, and the one to show the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolved {
-    /// The absolute path to operate on (not canonicalised: the kernel resolves `..` and links).
+    /// The absolute path: as given or joined (no jail), or canonical (jail).
     pub path: PathBuf,
     /// The path as the model gave it, for messages.
     pub shown: String,
+    loc: Loc,
 }
 
-/// The access layer of one workspace: its working directory and the rules for reaching paths.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Loc {
+    Ambient,
+    Beneath { root: usize, rel: PathBuf },
+}
+
+impl Resolved {
+    /// With a jail: the containing root's index and the canonical path below it.
+    pub fn inside(&self) -> Option<(usize, &Path)> {
+        match &self.loc {
+            Loc::Ambient => None,
+            Loc::Beneath { root, rel } => Some((*root, rel)),
+        }
+    }
+}
+
+/// The access layer of one workspace: its working directory, its jail if any, and the rules
+/// for reaching paths.
+#[derive(Debug)]
 pub struct Access {
     root: PathBuf,
     canonical_root: PathBuf,
+    jail: Option<Jail>,
 }
 
 impl Access {
-    /// Opens the workspace whose working directory is `root` (made absolute against the
-    /// process's current directory). Fails when `root` is not an existing directory.
+    /// Opens an unconfined workspace whose working directory is `root` (made absolute against
+    /// the process's current directory). Fails when `root` is not an existing directory.
     pub fn new(root: &Path) -> std::io::Result<Self> {
         let root = std::path::absolute(root)?;
         let canonical_root = std::fs::canonicalize(&root)?;
@@ -46,7 +71,18 @@ impl Access {
         Ok(Access {
             root: lexical_clean(&root),
             canonical_root,
+            jail: None,
         })
+    }
+
+    /// A confined workspace: the working directory is the jail's primary root.
+    pub fn jailed(jail: Jail) -> Self {
+        let root = jail.primary().to_path_buf();
+        Access {
+            canonical_root: root.clone(),
+            root,
+            jail: Some(jail),
+        }
     }
 
     /// The working directory relative paths are resolved against.
@@ -54,14 +90,30 @@ impl Access {
         &self.root
     }
 
+    /// The jail, when the workspace is confined.
+    pub fn jail(&self) -> Option<&Jail> {
+        self.jail.as_ref()
+    }
+
     /// Resolves a path given by the model: relative against the working directory, absolute as
-    /// itself. The empty path and paths holding a NUL byte are refused.
+    /// itself, confined to the jail when there is one. The empty path and paths holding a NUL
+    /// byte are refused; so are non-accessible paths.
     pub fn resolve(&self, raw: &str) -> Result<Resolved> {
+        self.resolve_at(raw, None)
+    }
+
+    /// Resolves `raw` relative to a session directory `base` (itself resolved): relative paths
+    /// anchor there, and the result must stay inside it.
+    pub fn resolve_from(&self, raw: &str, base: &Resolved) -> Result<Resolved> {
+        self.resolve_at(raw, Some(base))
+    }
+
+    fn resolve_at(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
         if raw.is_empty() {
             return Err(ToolError::invalid(format!(
                 "path is empty; pass a path relative to the working directory {} or an absolute \
                  path (\".\" names the working directory itself)",
-                self.root.display()
+                base.map_or(&self.root, |b| &b.path).display()
             )));
         }
         if raw.contains('\0') {
@@ -71,14 +123,45 @@ impl Access {
             )));
         }
         let given = Path::new(raw);
-        let path = if given.is_absolute() {
-            given.to_path_buf()
-        } else {
-            self.root.join(given)
+        let Some(jail) = &self.jail else {
+            let anchor = base.map_or(&self.root, |b| &b.path);
+            return Ok(Resolved {
+                path: if given.is_absolute() {
+                    given.to_path_buf()
+                } else {
+                    anchor.join(given)
+                },
+                shown: raw.to_string(),
+                loc: Loc::Ambient,
+            });
         };
+        let anchor = base.map_or(jail.primary(), |b| b.path.as_path());
+        let inside = jail.resolve(given, anchor, raw)?;
+        let path = jail.roots()[inside.root].path.join(&inside.rel);
+        if let Some(base) = base
+            && !path.starts_with(&base.path)
+        {
+            return Err(ToolError::new(
+                ErrorKind::OutsideSession,
+                format!(
+                    "{raw} resolves to {}, outside the session directory {} (base_dir); pass a \
+                     path inside it, or leave base_dir out to resolve against the primary root",
+                    path.display(),
+                    base.path.display()
+                ),
+            ));
+        }
+        let lexical = lexical_rel(jail, given, anchor);
+        if jail.is_secret(&inside.rel) || lexical.as_deref().is_some_and(|l| jail.is_secret(l)) {
+            return Err(not_accessible(raw));
+        }
         Ok(Resolved {
             path,
             shown: raw.to_string(),
+            loc: Loc::Beneath {
+                root: inside.root,
+                rel: inside.rel,
+            },
         })
     }
 
@@ -86,62 +169,61 @@ impl Access {
     pub fn resolve_or_root(&self, raw: Option<&str>) -> Result<Resolved> {
         match raw {
             Some(raw) => self.resolve(raw),
-            None => Ok(Resolved {
-                path: self.root.clone(),
-                shown: ".".to_string(),
-            }),
+            None => self.resolve("."),
+        }
+    }
+
+    /// Where the I/O for `target` happens.
+    pub fn place<'a>(&'a self, target: &'a Resolved) -> Place<'a> {
+        match (&target.loc, &self.jail) {
+            (Loc::Beneath { root, rel }, Some(jail)) => {
+                Place::Beneath(&jail.roots()[*root].dir, rel)
+            }
+            _ => Place::Ambient(&target.path),
+        }
+    }
+
+    /// Where the I/O for a path found by a walk happens: beneath its root under a jail.
+    fn place_of<'a>(&'a self, path: &'a Path) -> Place<'a> {
+        match &self.jail {
+            Some(jail) => match jail.locate(path) {
+                Some((root, rel)) => Place::Beneath(&jail.roots()[root].dir, rel),
+                // A walk never leaves its root; refuse rather than fall back to ambient I/O.
+                None => Place::Beneath(&jail.roots()[0].dir, Path::new("..")),
+            },
+            None => Place::Ambient(path),
+        }
+    }
+
+    /// Whether a path found by a walk is non-accessible (always `false` without a jail).
+    pub fn is_secret_path(&self, path: &Path) -> bool {
+        match &self.jail {
+            Some(jail) => jail
+                .locate(path)
+                .is_some_and(|(_, rel)| jail.is_secret(rel)),
+            None => false,
+        }
+    }
+
+    /// Whether a path found by a walk is default-excluded noise (always `false` without a
+    /// jail).
+    pub fn is_excluded_path(&self, path: &Path, is_dir: bool) -> bool {
+        match &self.jail {
+            Some(jail) => jail
+                .locate(path)
+                .is_some_and(|(_, rel)| jail.is_excluded(rel, is_dir)),
+            None => false,
         }
     }
 
     /// How a path found by a walk is shown: relative to the working directory when it lies
     /// under it, else absolute.
     pub fn display(&self, path: &Path) -> String {
-        let rel = path
-            .strip_prefix(&self.root)
-            .or_else(|_| path.strip_prefix(&self.canonical_root));
-        match rel {
-            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-            Ok(rel) => rel.to_string_lossy().into_owned(),
-            Err(_) => path.to_string_lossy().into_owned(),
+        match self.relative_to_root(path) {
+            Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Some(rel) => rel.to_string_lossy().into_owned(),
+            None => path.to_string_lossy().into_owned(),
         }
-    }
-
-    /// Opens the regular file at `target` for reading (see [`fs::open_regular`]).
-    pub fn open_regular(
-        &self,
-        target: &Resolved,
-    ) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-        fs::open_regular(&target.path)
-    }
-
-    /// Reads the whole regular file at `target`.
-    pub fn read_all(&self, target: &Resolved) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
-        fs::read_all(&target.path)
-    }
-
-    /// Metadata of `target`, following links.
-    pub fn metadata(&self, target: &Resolved) -> std::io::Result<std::fs::Metadata> {
-        fs::metadata(&target.path)
-    }
-
-    /// The entries of the directory at `target`, unsorted.
-    pub fn read_dir(&self, target: &Resolved) -> std::io::Result<Vec<fs::DirEntry>> {
-        fs::read_dir(&target.path)
-    }
-
-    /// Whether `path` (following links) is a directory.
-    pub fn is_dir(&self, path: &Path) -> bool {
-        fs::is_dir(path)
-    }
-
-    /// Replaces the file at `target` atomically (see [`fs::write_atomic`]).
-    pub fn write_atomic(
-        &self,
-        target: &Resolved,
-        bytes: &[u8],
-        create_parents: bool,
-    ) -> std::io::Result<fs::Replaced> {
-        fs::write_atomic(&target.path, bytes, create_parents)
     }
 
     /// The part of `path` below the working directory, when it lies there (lexically).
@@ -150,6 +232,93 @@ impl Access {
             .or_else(|_| path.strip_prefix(&self.canonical_root))
             .ok()
     }
+
+    /// Opens the regular file at `target` for reading (see [`fs::open_regular`]).
+    pub fn open_regular(&self, target: &Resolved) -> std::io::Result<(std::fs::File, Meta)> {
+        fs::open_regular(self.place(target))
+    }
+
+    /// Reads the whole regular file at `target`.
+    pub fn read_all(&self, target: &Resolved) -> std::io::Result<(Vec<u8>, Meta)> {
+        fs::read_all(self.place(target))
+    }
+
+    /// Metadata of `target`, following links.
+    pub fn metadata(&self, target: &Resolved) -> std::io::Result<Meta> {
+        fs::metadata(self.place(target))
+    }
+
+    /// Metadata of `target` itself, not following a final link.
+    pub fn symlink_metadata(&self, target: &Resolved) -> std::io::Result<Meta> {
+        fs::symlink_metadata(self.place(target))
+    }
+
+    /// The entries of the directory at `target`, unsorted.
+    pub fn read_dir(&self, target: &Resolved) -> std::io::Result<Vec<DirEntry>> {
+        fs::read_dir(self.place(target))
+    }
+
+    /// Creates the directory `target` and its missing parents.
+    pub fn create_dir_all(&self, target: &Resolved) -> std::io::Result<()> {
+        fs::create_dir_all(self.place(target))
+    }
+
+    /// Replaces the file at `target` atomically (see [`fs::write_atomic`]).
+    pub fn write_atomic(
+        &self,
+        target: &Resolved,
+        bytes: &[u8],
+        options: WriteOptions,
+    ) -> std::io::Result<Replaced> {
+        fs::write_atomic(self.place(target), bytes, options)
+    }
+
+    /// Opens a regular file found by a walk; non-accessible files are refused.
+    pub fn open_walked(&self, path: &Path) -> std::io::Result<std::fs::File> {
+        if self.is_secret_path(path) {
+            return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        }
+        fs::open_walked(self.place_of(path))
+    }
+
+    /// What the link at a walked `path` points to, as written (empty when unreadable).
+    pub fn link_target(&self, path: &Path) -> String {
+        fs::link_target(path)
+    }
+}
+
+/// The error of a non-accessible path. It is the same whether or not the path exists.
+pub fn not_accessible(shown: &str) -> ToolError {
+    ToolError::new(
+        ErrorKind::NotAccessible,
+        format!(
+            "{shown} is not found or not accessible: it matches the non-accessible patterns \
+             (non_accessible_globs), which no tool may read, write, create, delete or move; \
+             choose another path"
+        ),
+    )
+}
+
+/// The root-relative path `given` names lexically (before links are followed), when it lies
+/// lexically inside a root.
+fn lexical_rel(jail: &Jail, given: &Path, anchor: &Path) -> Option<PathBuf> {
+    let joined = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        anchor.join(given)
+    };
+    let (_, rel) = jail.locate(&joined)?;
+    let mut out = PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => out.push(p),
+            Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// Drops `.` components and trailing separators without touching `..` (which only the kernel
@@ -197,5 +366,58 @@ mod tests {
         let access = Access::new(dir.path()).unwrap();
         assert_eq!(access.display(&access.root().join("a/b.txt")), "a/b.txt");
         assert_eq!(access.display(Path::new("/etc/hosts")), "/etc/hosts");
+    }
+
+    fn jailed(root: &Path, secrets: &[&str]) -> Access {
+        let (jail, _) = Jail::new(&JailConfig {
+            roots: vec![root.to_path_buf()],
+            non_accessible: secrets.iter().map(|s| s.to_string()).collect(),
+            default_excludes: vec![],
+        })
+        .unwrap();
+        Access::jailed(jail)
+    }
+
+    #[test]
+    fn a_secret_is_refused_directly_and_through_a_link_the_same_way_existing_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "TOKEN=1").unwrap();
+        std::os::unix::fs::symlink(".env", dir.path().join("innocent.txt")).unwrap();
+        let access = jailed(dir.path(), &["**/.env"]);
+        let direct = access.resolve(".env").unwrap_err();
+        let linked = access.resolve("innocent.txt").unwrap_err();
+        let missing = access.resolve("sub/.env").unwrap_err();
+        assert_eq!(direct.kind, ErrorKind::NotAccessible);
+        assert_eq!(linked.kind, ErrorKind::NotAccessible);
+        assert_eq!(
+            direct.message.replace(".env", "X"),
+            missing.message.replace("sub/.env", "X")
+        );
+    }
+
+    #[test]
+    fn a_session_directory_keeps_paths_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("s/inner")).unwrap();
+        let access = jailed(dir.path(), &[]);
+        let base = access.resolve("s").unwrap();
+        let inner = access.resolve_from("inner", &base).unwrap();
+        assert!(inner.path.ends_with("s/inner"));
+        let err = access.resolve_from("../x", &base).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OutsideSession);
+        let err = access.resolve_from("../../x", &base).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OutsideRoot);
+    }
+
+    #[test]
+    fn walked_files_open_beneath_the_root_and_secrets_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("k.pem"), "k").unwrap();
+        let access = jailed(dir.path(), &["**/*.pem"]);
+        let root = access.root().to_path_buf();
+        assert!(access.open_walked(&root.join("a.txt")).is_ok());
+        assert!(access.open_walked(&root.join("k.pem")).is_err());
+        assert!(access.open_walked(Path::new("/etc/hostname")).is_err());
     }
 }

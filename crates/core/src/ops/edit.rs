@@ -5,7 +5,7 @@
 
 use std::io;
 
-use crate::access::{Access, Resolved};
+use crate::access::{Access, Resolved, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -81,7 +81,14 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
     updated.extend_from_slice(&found.replacement);
     updated.extend_from_slice(&bytes[range.end..]);
     access
-        .write_atomic(target, &updated, false)
+        .write_atomic(
+            target,
+            &updated,
+            WriteOptions {
+                create_parents: false,
+                ..WriteOptions::default()
+            },
+        )
         .map_err(|e| super::write::write_error(&e, target))?;
     Ok(EditReport {
         level: found.level,

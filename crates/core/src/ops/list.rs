@@ -2,7 +2,7 @@
 
 use std::io;
 
-use crate::access::fs::EntryKind;
+use crate::access::EntryKind;
 use crate::access::{Access, Resolved};
 use crate::error::{Result, ToolError};
 
@@ -64,7 +64,7 @@ pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
 /// invalid argument naming the tool that reads files.
 pub(crate) fn require_dir(access: &Access, target: &Resolved, tool: &str) -> Result<()> {
     match access.metadata(target) {
-        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) if meta.is_dir => Ok(()),
         Ok(_) => Err(ToolError::invalid(format!(
             "{} is a file, not a directory, so {tool} cannot walk it; read it with read_file",
             target.shown

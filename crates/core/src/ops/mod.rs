@@ -2,6 +2,7 @@
 //! limit is an option the calling surface fills with its profile's defaults.
 
 pub mod edit;
+pub mod find;
 pub mod image;
 pub mod list;
 pub mod patch;

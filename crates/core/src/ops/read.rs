@@ -135,7 +135,7 @@ pub fn read(access: &Access, target: &Resolved, options: &ReadOptions) -> Result
         .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
     if let Some(format) = ImageFormat::sniff(&buf[..filled]) {
         drop(buf);
-        return read_image(file, meta.len(), format, options)
+        return read_image(file, meta.len, format, options)
             .map(ReadOutcome::Image)
             .map_err(|e| ToolError::from_io(&e, "read", &target.shown));
     }

@@ -9,7 +9,7 @@ use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
-use crate::access::{Access, Resolved, fs};
+use crate::access::{Access, Resolved};
 use crate::error::{Result, ToolError};
 use crate::text::lines;
 
@@ -106,7 +106,7 @@ pub fn search(
             ToolError::from_io(&e, "search", &target.shown)
         }
     })?;
-    if access.is_ignored(&target.path, meta.is_dir()) {
+    if access.is_ignored(&target.path, meta.is_dir) {
         return Ok(SearchOutcome::IgnoredRoot);
     }
     let mut searcher = SearcherBuilder::new()
@@ -123,7 +123,10 @@ pub fn search(
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Ok(file) = fs::open_walked(entry.path()) else {
+        if access.is_secret_path(entry.path()) {
+            continue;
+        }
+        let Ok(file) = access.open_walked(entry.path()) else {
             continue;
         };
         let mut sink = Collect {
@@ -140,7 +143,7 @@ pub fn search(
         }
         // The searcher stopped at the last match it needed; a NUL further on still makes the
         // file binary.
-        if sink.lines.len() == sink.want && has_nul(entry.path()) {
+        if sink.lines.len() == sink.want && has_nul(access, entry.path()) {
             continue;
         }
         let path = access.display(entry.path());
@@ -181,8 +184,8 @@ impl Sink for Collect {
 }
 
 /// Whether the file at `path` holds a NUL byte anywhere.
-fn has_nul(path: &Path) -> bool {
-    let Ok(mut file) = fs::open_walked(path) else {
+fn has_nul(access: &Access, path: &Path) -> bool {
+    let Ok(mut file) = access.open_walked(path) else {
         return true;
     };
     let mut buf = vec![0u8; 64 * 1024];

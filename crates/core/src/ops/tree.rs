@@ -24,21 +24,22 @@ pub struct Node {
 }
 
 /// What a tree call found.
-pub enum TreeOutcome {
+pub enum TreeOutcome<'a> {
     /// The nodes, produced lazily.
-    Nodes(Box<TreeIter>),
+    Nodes(Box<TreeIter<'a>>),
     /// The root itself is excluded by the ignore rule, so it is not walked.
     IgnoredRoot,
 }
 
 /// Walks the tree beneath `target` down to `depth` levels (at least 1).
-pub fn tree(access: &Access, target: &Resolved, depth: usize) -> Result<TreeOutcome> {
+pub fn tree<'a>(access: &'a Access, target: &Resolved, depth: usize) -> Result<TreeOutcome<'a>> {
     super::list::require_dir(access, target, "tree")?;
     if access.is_ignored(&target.path, true) {
         return Ok(TreeOutcome::IgnoredRoot);
     }
     let depth = depth.max(1);
     Ok(TreeOutcome::Nodes(Box::new(TreeIter {
+        access,
         walk: access.sorted_walk(&target.path, Some(depth + 1)),
         depth,
         pending: None,
@@ -48,7 +49,8 @@ pub fn tree(access: &Access, target: &Resolved, depth: usize) -> Result<TreeOutc
 
 /// The lazy walk behind [`tree`]. It reads one level past the bound, only to count what the
 /// directories at the bound hold.
-pub struct TreeIter {
+pub struct TreeIter<'a> {
+    access: &'a Access,
     walk: Walk,
     depth: usize,
     /// A directory at the bound whose entries are still being counted.
@@ -56,7 +58,7 @@ pub struct TreeIter {
     ready: VecDeque<Node>,
 }
 
-impl Iterator for TreeIter {
+impl Iterator for TreeIter<'_> {
     type Item = Node;
 
     fn next(&mut self) -> Option<Node> {
@@ -86,9 +88,7 @@ impl Iterator for TreeIter {
             let kind = match file_type {
                 Some(t) if t.is_dir() => Kind::Dir,
                 Some(t) if t.is_file() => Kind::File,
-                Some(t) if t.is_symlink() => {
-                    Kind::Symlink(crate::access::fs::link_target(entry.path()))
-                }
+                Some(t) if t.is_symlink() => Kind::Symlink(self.access.link_target(entry.path())),
                 _ => Kind::Other,
             };
             let at_bound = depth == self.depth && kind == Kind::Dir;

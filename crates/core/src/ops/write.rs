@@ -2,7 +2,7 @@
 
 use std::io;
 
-use crate::access::{Access, Resolved};
+use crate::access::{Access, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::text::lines;
 
@@ -22,7 +22,7 @@ pub struct WriteReport {
 /// Writes `content` as the whole of `target`, creating missing parent directories.
 pub fn write(access: &Access, target: &Resolved, content: &str) -> Result<WriteReport> {
     let replaced = access
-        .write_atomic(target, content.as_bytes(), true)
+        .write_atomic(target, content.as_bytes(), WriteOptions::default())
         .map_err(|e| write_error(&e, target))?;
     Ok(WriteReport {
         created: replaced.previous_len.is_none(),

@@ -2,6 +2,7 @@
 //! into content. A surface never touches the disk; one module per profile.
 
 pub mod args;
+pub mod coder;
 pub mod gg;
 
 use serde_json::Value;
@@ -18,8 +19,12 @@ pub struct ToolDef {
     pub description: String,
     /// The JSON schema of its arguments (an object schema).
     pub input_schema: Value,
+    /// The JSON schema of its structured result, for tools that return one.
+    pub output_schema: Option<Value>,
     /// Whether the tool only reads.
     pub read_only: bool,
+    /// Whether the tool may destroy or overwrite data (meaningful when not read-only).
+    pub destructive: bool,
 }
 
 /// One block of a tool result.
@@ -43,6 +48,8 @@ pub struct ToolOutput {
     pub content: Vec<Content>,
     /// Whether the call failed.
     pub is_error: bool,
+    /// The structured result (JSON-shaped profiles), also given as text in `content`.
+    pub structured: Option<Value>,
 }
 
 impl ToolOutput {
@@ -51,6 +58,7 @@ impl ToolOutput {
         ToolOutput {
             content: vec![Content::Text(text.into())],
             is_error: false,
+            structured: None,
         }
     }
 
@@ -59,6 +67,16 @@ impl ToolOutput {
         ToolOutput {
             content: vec![Content::Text(err.to_string())],
             is_error: true,
+            structured: None,
+        }
+    }
+
+    /// A structured result, given both as JSON text and as structured content.
+    pub fn json(value: Value, is_error: bool) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(value.to_string())],
+            is_error,
+            structured: Some(value),
         }
     }
 
@@ -85,4 +103,23 @@ pub trait Surface: Send + Sync {
 
     /// The system-prompt fragment describing the tools under this configuration.
     fn prompt(&self) -> String;
+
+    /// Applies a reloaded configuration file; by default the profile does not reload.
+    fn reload(&self, path: &std::path::Path) -> Reload {
+        let _ = path;
+        Reload::Unsupported
+    }
+}
+
+/// What reloading a configuration file did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reload {
+    /// The new values apply from the next call.
+    Applied,
+    /// The file changes fields that only a restart applies; the running configuration is kept.
+    NeedsRestart(Vec<String>),
+    /// The file is invalid; the running configuration is kept.
+    Invalid(String),
+    /// This profile does not reload its configuration.
+    Unsupported,
 }

@@ -182,7 +182,9 @@ impl Surface for Gg {
                 name,
                 description: tools::description(self, name),
                 input_schema: tools::schema(self, name),
+                output_schema: None,
                 read_only: !matches!(name, "write_file" | "edit_file"),
+                destructive: matches!(name, "write_file" | "edit_file"),
             })
             .collect()
     }

@@ -73,6 +73,7 @@ fn image(shown: &str, image: ImageRead) -> ToolOutput {
                 },
             ],
             is_error: false,
+            structured: None,
         },
         Attachment::TooLarge(ceiling) => ToolOutput::text(format!(
             "{described}; not attached: it is over the {} limit for images, so only this \

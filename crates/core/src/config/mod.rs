@@ -21,6 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
+pub mod coder;
+
 use toml::{Table, Value};
 
 /// The lineCap used when no configuration file is given.
