@@ -235,6 +235,77 @@ pub fn create_dir_all(place: Place<'_>) -> io::Result<()> {
     }
 }
 
+/// Removes what is at `place`: a file or link (the link itself), an empty directory, or with
+/// `recursive` a whole tree. Returns `false` when nothing was there.
+pub fn remove(place: Place<'_>, recursive: bool) -> io::Result<bool> {
+    let meta = match symlink_metadata(place) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    match place {
+        Place::Ambient(p) if meta.is_dir && recursive => std::fs::remove_dir_all(p)?,
+        Place::Ambient(p) if meta.is_dir => std::fs::remove_dir(p)?,
+        Place::Ambient(p) => std::fs::remove_file(p)?,
+        Place::Beneath(dir, rel) if meta.is_dir && recursive => dir.remove_dir_all(Place::rel(rel))?,
+        Place::Beneath(dir, rel) if meta.is_dir => dir.remove_dir(Place::rel(rel))?,
+        Place::Beneath(dir, rel) => dir.remove_file(Place::rel(rel))?,
+    }
+    Ok(true)
+}
+
+/// Renames `from` to `to` (both beneath roots, or both ambient). With `replace` false an
+/// existing destination fails with `AlreadyExists`, decided atomically by the kernel
+/// (`RENAME_NOREPLACE`). Both parents are opened first and the rename names single entries in
+/// them, so nothing swapped into the paths meanwhile can redirect it.
+pub fn rename(from: Place<'_>, to: Place<'_>, replace: bool) -> io::Result<()> {
+    let (from_dir, from_name) = parent_and_name(from)?;
+    let (to_dir, to_name) = parent_and_name(to)?;
+    let flags = if replace {
+        rustix::fs::RenameFlags::empty()
+    } else {
+        rustix::fs::RenameFlags::NOREPLACE
+    };
+    rustix::fs::renameat_with(&from_dir, from_name.as_os_str(), &to_dir, to_name.as_os_str(), flags)
+        .map_err(io::Error::from)
+}
+
+/// The opened parent directory of `place` and its last component.
+fn parent_and_name(place: Place<'_>) -> io::Result<(Dir, OsString)> {
+    let path = match place {
+        Place::Ambient(p) | Place::Beneath(_, p) => p,
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no entry"))?
+        .to_os_string();
+    let parent = path.parent().unwrap_or(Path::new(""));
+    let dir = match place {
+        Place::Ambient(_) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            Dir::open_ambient_dir(parent, ambient_authority())?
+        }
+        Place::Beneath(dir, _) => dir.open_dir(Place::rel(parent))?,
+    };
+    Ok((dir, name))
+}
+
+/// Sets the exact permission bits of what is at `place` (following links).
+pub fn set_mode(place: Place<'_>, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match place {
+        Place::Ambient(p) => std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)),
+        Place::Beneath(dir, rel) => {
+            let file = dir.open(Place::rel(rel))?.into_std();
+            file.set_permissions(std::fs::Permissions::from_mode(mode))
+        }
+    }
+}
+
 /// What an atomic write replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Replaced {
@@ -251,6 +322,9 @@ pub struct WriteOptions {
     pub new_mode: u32,
     /// Refuse (with `AlreadyExists`) when the file exists. By default `false`.
     pub create_new: bool,
+    /// Give the file exactly these permission bits, new or not (no umask). By default `None`:
+    /// an existing file keeps its bits and a new one gets `new_mode` less the umask.
+    pub exact_mode: Option<u32>,
 }
 
 impl Default for WriteOptions {
@@ -259,6 +333,7 @@ impl Default for WriteOptions {
             create_parents: true,
             new_mode: 0o666,
             create_new: false,
+            exact_mode: None,
         }
     }
 }
@@ -270,6 +345,15 @@ impl Default for WriteOptions {
 /// is replaced); beneath a root the path is already canonical. An existing file keeps its
 /// permission bits and, where the process may set it, its owner.
 pub fn write_atomic(place: Place<'_>, bytes: &[u8], options: WriteOptions) -> io::Result<Replaced> {
+    write_atomic_from(place, &mut &bytes[..], options)
+}
+
+/// [`write_atomic`] with the content streamed from `source`.
+pub fn write_atomic_from(
+    place: Place<'_>,
+    source: &mut dyn io::Read,
+    options: WriteOptions,
+) -> io::Result<Replaced> {
     let (parent_dir, name) = match place {
         Place::Ambient(p) => {
             let target = follow_links(p)?;
@@ -298,14 +382,14 @@ pub fn write_atomic(place: Place<'_>, bytes: &[u8], options: WriteOptions) -> io
             (dir.open_dir(Place::rel(parent))?, name)
         }
     };
-    replace_in(&parent_dir, &name, bytes, options)
+    replace_in(&parent_dir, &name, source, options)
 }
 
 /// The atomic replacement of `name` in the directory `dir`.
 fn replace_in(
     dir: &Dir,
     name: &OsString,
-    bytes: &[u8],
+    source: &mut dyn io::Read,
     options: WriteOptions,
 ) -> io::Result<Replaced> {
     let existing = match dir.metadata(name) {
@@ -320,13 +404,18 @@ fn replace_in(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let mode = existing.map_or(options.new_mode, |m| m.mode);
+    let mode = options
+        .exact_mode
+        .or(existing.map(|m| m.mode))
+        .unwrap_or(options.new_mode);
     let (temp_name, file) = create_temp(dir, name, mode)?;
     let written = (|| {
         let std_file = file.into_std();
-        if let Some(meta) = existing {
-            // The create mode passed through the umask; restore the exact bits, then the owner.
+        if options.exact_mode.is_some() || existing.is_some() {
+            // The create mode passed through the umask; restore the exact bits.
             std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        }
+        if let Some(meta) = existing {
             let own = Meta::from(std_file.metadata()?);
             if own.uid != meta.uid || own.gid != meta.gid {
                 // Only a privileged process may give a file away; anyone else keeps their own.
@@ -334,12 +423,19 @@ fn replace_in(
             }
         }
         let mut std_file = std_file;
-        std_file.write_all(bytes)?;
+        io::copy(source, &mut std_file)?;
+        std_file.flush()?;
         std_file.sync_all()?;
         if options.create_new {
-            // A link, unlike a rename, fails when the name appeared meanwhile.
-            dir.hard_link(&temp_name, dir, name)?;
-            dir.remove_file(&temp_name)
+            // Fails, atomically, when the name appeared meanwhile.
+            rustix::fs::renameat_with(
+                dir,
+                temp_name.as_os_str(),
+                dir,
+                name.as_os_str(),
+                rustix::fs::RenameFlags::NOREPLACE,
+            )
+            .map_err(io::Error::from)
         } else {
             dir.rename(&temp_name, dir, name)
         }

@@ -137,7 +137,7 @@ impl Access {
         };
         let anchor = base.map_or(jail.primary(), |b| b.path.as_path());
         let inside = jail.resolve(given, anchor, raw)?;
-        let path = jail.roots()[inside.root].path.join(&inside.rel);
+        let path = join_rel(&jail.roots()[inside.root].path, &inside.rel);
         if let Some(base) = base
             && !path.starts_with(&base.path)
         {
@@ -163,6 +163,52 @@ impl Access {
                 rel: inside.rel,
             },
         })
+    }
+
+    /// Resolves `raw` to an entry of its parent directory without following a link at its last
+    /// component: what delete and move act on (the link itself, not what it points to). The
+    /// parent is resolved as [`Access::resolve_at`] does; `base` is an optional session
+    /// directory.
+    pub fn resolve_entry(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
+        let given = Path::new(raw);
+        let (Some(jail), Some(name), Some(parent)) = (&self.jail, given.file_name(), given.parent())
+        else {
+            return self.resolve_at(raw, base);
+        };
+        let parent_raw = if parent.as_os_str().is_empty() {
+            "."
+        } else {
+            parent.to_str().unwrap_or(".")
+        };
+        let parent = match self.resolve_at(parent_raw, base) {
+            Ok(parent) => parent,
+            // A root itself: its parent lies outside, but the path is inside.
+            Err(e) if e.kind == ErrorKind::OutsideRoot => return self.resolve_at(raw, base),
+            Err(e) => return Err(e),
+        };
+        let Some((root, rel)) = parent.inside() else {
+            return self.resolve_at(raw, base);
+        };
+        let rel = rel.join(name);
+        let path = join_rel(&jail.roots()[root].path, &rel);
+        if let Some(base) = base
+            && !path.starts_with(&base.path)
+        {
+            return self.resolve_at(raw, Some(base));
+        }
+        if jail.is_secret(&rel) {
+            return Err(not_accessible(raw));
+        }
+        Ok(Resolved {
+            path,
+            shown: raw.to_string(),
+            loc: Loc::Beneath { root, rel },
+        })
+    }
+
+    /// Whether `target` is one of the jail's roots.
+    pub fn is_root(&self, target: &Resolved) -> bool {
+        matches!(&target.loc, Loc::Beneath { rel, .. } if rel.as_os_str().is_empty())
     }
 
     /// Like [`Access::resolve`], with `None` naming the working directory.
@@ -273,6 +319,96 @@ impl Access {
         fs::write_atomic(self.place(target), bytes, options)
     }
 
+    /// Removes `target` (a link itself, not its target). A directory needs `recursive` unless
+    /// empty; a tree holding a non-accessible entry is refused before anything is removed.
+    /// Returns `false` when nothing was there.
+    pub fn remove(&self, target: &Resolved, recursive: bool) -> Result<bool> {
+        let place = self.place(target);
+        let meta = match fs::symlink_metadata(place) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(ToolError::from_io(&e, "remove", &target.shown)),
+        };
+        if meta.is_dir {
+            let entries = fs::read_dir(place).map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
+            if !entries.is_empty() && !recursive {
+                return Err(ToolError::invalid(format!(
+                    "{} is a directory holding {}; pass recursive: true to remove it with \
+                     everything inside",
+                    target.shown,
+                    if entries.len() == 1 {
+                        "1 entry".to_string()
+                    } else {
+                        format!("{} entries", entries.len())
+                    }
+                )));
+            }
+            if let Some(secret) = self.find_secret(target)? {
+                return Err(ToolError::new(
+                    ErrorKind::NotAccessible,
+                    format!(
+                        "{} holds {}, which matches the non-accessible patterns, so the tree is \
+                         not removed (nothing was deleted); remove the other entries one by one",
+                        target.shown,
+                        secret.display()
+                    ),
+                ));
+            }
+        }
+        fs::remove(place, recursive).map_err(|e| ToolError::from_io(&e, "remove", &target.shown))
+    }
+
+    /// The first non-accessible entry in the tree under `target`, as a root-relative path.
+    pub fn find_secret(&self, target: &Resolved) -> Result<Option<PathBuf>> {
+        let (Some(jail), Some((root, rel))) = (&self.jail, target.inside()) else {
+            return Ok(None);
+        };
+        if jail.secret_globs().is_empty() {
+            return Ok(None);
+        }
+        let dir = &jail.roots()[root].dir;
+        let mut stack = vec![rel.to_path_buf()];
+        while let Some(folder) = stack.pop() {
+            let entries = fs::read_dir(Place::Beneath(dir, &folder))
+                .map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
+            for entry in entries {
+                let path = folder.join(&entry.name);
+                if jail.is_secret(&path) {
+                    return Ok(Some(path));
+                }
+                if entry.kind == EntryKind::Dir {
+                    stack.push(path);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Renames `from` to `to`; with `replace` false an existing destination is
+    /// `AlreadyExists`, decided atomically.
+    pub fn rename(&self, from: &Resolved, to: &Resolved, replace: bool) -> std::io::Result<()> {
+        fs::rename(self.place(from), self.place(to), replace)
+    }
+
+    /// Sets the exact permission bits of `target`.
+    pub fn set_mode(&self, target: &Resolved, mode: u32) -> std::io::Result<()> {
+        fs::set_mode(self.place(target), mode)
+    }
+
+    /// Copies the regular file `from` to `to` atomically, streaming, with `from`'s mode; with
+    /// `replace` false an existing destination is `AlreadyExists`.
+    pub fn copy_file(&self, from: &Resolved, to: &Resolved, replace: bool) -> std::io::Result<u64> {
+        let (mut file, meta) = fs::open_regular(self.place(from))?;
+        let options = WriteOptions {
+            create_parents: false,
+            create_new: !replace,
+            exact_mode: Some(meta.mode),
+            ..WriteOptions::default()
+        };
+        fs::write_atomic_from(self.place(to), &mut file, options)?;
+        Ok(meta.len)
+    }
+
     /// Opens a regular file found by a walk; non-accessible files are refused.
     pub fn open_walked(&self, path: &Path) -> std::io::Result<std::fs::File> {
         if self.is_secret_path(path) {
@@ -319,6 +455,16 @@ fn lexical_rel(jail: &Jail, given: &Path, anchor: &Path) -> Option<PathBuf> {
         }
     }
     Some(out)
+}
+
+/// `root` joined with a root-relative path; the root itself for the empty path (a plain join
+/// would add a trailing separator).
+fn join_rel(root: &Path, rel: &Path) -> PathBuf {
+    if rel.as_os_str().is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    }
 }
 
 /// Drops `.` components and trailing separators without touching `..` (which only the kernel

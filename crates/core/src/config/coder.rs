@@ -199,10 +199,11 @@ fn validate(
                 base_paths = strings(key, value, env, &mut problem)
                     .map(|v| v.into_iter().map(PathBuf::from).collect());
             }
-            "base_path" => match string(key, value, env, &mut problem) {
-                Some(s) => base_path = Some(PathBuf::from(s)),
-                None => {}
-            },
+            "base_path" => {
+                if let Some(s) = string(key, value, env, &mut problem) {
+                    base_path = Some(PathBuf::from(s));
+                }
+            }
             "non_accessible_globs" => {
                 if let Some(v) = strings(key, value, env, &mut problem) {
                     config.non_accessible_globs = v;

@@ -1,9 +1,108 @@
-//! create (being built).
+//! create-file: write new files (or replace existing ones when asked), each on its own.
 
-use super::Ctx;
-use super::wire::{CreateFileInput, CreateFileOutput};
+use std::io;
+
+use super::wire::{CreateFileInput, CreateFileOutput, CreateFileResult, CreateFileSpec};
+use super::{Ctx, canonical, wire_error};
+use crate::access::{Resolved, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 
-pub(super) fn call(_ctx: &Ctx<'_>, _input: CreateFileInput) -> Result<CreateFileOutput> {
-    Err(ToolError::new(ErrorKind::Io, "not implemented yet"))
+pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOutput> {
+    let base = ctx.base(input.base_dir.as_deref())?;
+    let results = input
+        .files
+        .iter()
+        .map(|spec| {
+            let mut result = CreateFileResult {
+                path: spec.path.clone(),
+                ..Default::default()
+            };
+            match ctx
+                .resolve(&spec.path, base.as_ref())
+                .and_then(|target| create(ctx, &target, spec).map(|n| (target, n)))
+            {
+                Ok((target, written)) => {
+                    result.path = canonical(&target);
+                    result.bytes_written = written;
+                    result.success = true;
+                }
+                Err(err) => result.error = Some(wire_error(&err)),
+            }
+            result
+        })
+        .collect();
+    Ok(CreateFileOutput { results })
+}
+
+fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64> {
+    let mode = parse_mode(&spec.mode)?;
+    let len = spec.content.len() as u64;
+    if len > ctx.limits.max_write_bytes {
+        return Err(ToolError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "content for {} is {len} bytes, over max_write_bytes ({}); write a smaller file \
+                 or split it",
+                spec.path, ctx.limits.max_write_bytes
+            ),
+        ));
+    }
+    if ctx.access.is_root(target) {
+        return Err(ToolError::invalid(format!(
+            "{} is an allowed root, a directory; pass a file path inside it",
+            spec.path
+        )));
+    }
+    let options = WriteOptions {
+        create_parents: spec.parents,
+        create_new: !spec.overwrite,
+        exact_mode: Some(mode),
+        ..WriteOptions::default()
+    };
+    ctx.access
+        .write_atomic(target, spec.content.as_bytes(), options)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => ToolError::new(
+                ErrorKind::AlreadyExists,
+                format!(
+                    "{} already exists; pass overwrite: true to replace it, or choose another path",
+                    spec.path
+                ),
+            ),
+            io::ErrorKind::NotFound if !spec.parents => ToolError::not_found(format!(
+                "the parent directory of {} does not exist; pass parents: true to create it",
+                spec.path
+            )),
+            io::ErrorKind::IsADirectory => ToolError::invalid(format!(
+                "{} is a directory; pass a file path",
+                spec.path
+            )),
+            _ => ToolError::from_io(&e, "write", &spec.path),
+        })?;
+    Ok(len)
+}
+
+/// Parses octal permission text such as "0644" or "755".
+fn parse_mode(text: &str) -> Result<u32> {
+    let digits = text.trim().trim_start_matches("0o");
+    match u32::from_str_radix(digits, 8) {
+        Ok(mode) if !digits.is_empty() && mode <= 0o7777 => Ok(mode),
+        _ => Err(ToolError::invalid(format!(
+            "mode {text:?} is not octal permission bits; pass a string such as \"0644\" or \"0755\""
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_mode;
+
+    #[test]
+    fn modes_are_octal_text() {
+        assert_eq!(parse_mode("0644").unwrap(), 0o644);
+        assert_eq!(parse_mode("755").unwrap(), 0o755);
+        assert!(parse_mode("0999").is_err());
+        assert!(parse_mode("rw-r--r--").is_err());
+        assert!(parse_mode("").is_err());
+    }
 }

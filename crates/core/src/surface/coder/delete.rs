@@ -1,9 +1,39 @@
-//! delete (being built).
+//! delete-file: remove paths, each on its own; a missing path is an idempotent success.
 
-use super::Ctx;
-use super::wire::{DeleteFileInput, DeleteFileOutput};
-use crate::error::{ErrorKind, Result, ToolError};
+use super::wire::{DeleteFileInput, DeleteFileOutput, DeleteFileResult};
+use super::{Ctx, canonical, wire_error};
+use crate::error::{Result, ToolError};
 
-pub(super) fn call(_ctx: &Ctx<'_>, _input: DeleteFileInput) -> Result<DeleteFileOutput> {
-    Err(ToolError::new(ErrorKind::Io, "not implemented yet"))
+pub(super) fn call(ctx: &Ctx<'_>, input: DeleteFileInput) -> Result<DeleteFileOutput> {
+    let base = ctx.base(input.base_dir.as_deref())?;
+    let results = input
+        .paths
+        .iter()
+        .map(|raw| {
+            let mut result = DeleteFileResult {
+                path: raw.clone(),
+                ..Default::default()
+            };
+            let outcome = ctx.access.resolve_entry(raw, base.as_ref()).and_then(|target| {
+                result.path = canonical(&target);
+                if ctx.access.is_root(&target) {
+                    return Err(ToolError::invalid(format!(
+                        "{raw} is an allowed root ({}); a root cannot be deleted — delete the \
+                         entries inside it instead",
+                        target.path.display()
+                    )));
+                }
+                ctx.access.remove(&target, input.recursive)
+            });
+            match outcome {
+                Ok(removed) => {
+                    result.removed = removed;
+                    result.success = true;
+                }
+                Err(err) => result.error = Some(wire_error(&err)),
+            }
+            result
+        })
+        .collect();
+    Ok(DeleteFileOutput { results })
 }
