@@ -1,2 +1,1459 @@
 //! Text encodings: detecting a file's encoding, BOM and line endings, decoding it, and writing
 //! text back so that every byte the edit did not touch stays as it was.
+//!
+//! Everything here is a pure function over bytes; the callers do the file I/O.
+//!
+//! # Contract for callers
+//!
+//! **Editing or overwriting an existing file**
+//!
+//! 1. `let decoded = decode(&bytes, fallback);` (or [`decode_as`] when the encoding is known).
+//!    [`Decoded::text`] is *normalised*: every line ending is `\n`, whatever the file has
+//!    (`\r\n`; `\r` only in files whose dominant ending is `\r`, see [`LineEnding`]). The BOM
+//!    is not part of the text. This is the text to show the model and to match its `\n`-based
+//!    quotes against.
+//! 2. Build the new text from `decoded.text` (string replacement, or the model's whole new
+//!    content for an overwrite), with `\n` newlines. A `\r\n` in the new text is read as a line
+//!    ending too; the bytes written for an ending are the file's, never the text's.
+//! 3. `let bytes = rewrite(&original, &decoded, &new_text)?;` and write `bytes`. The result
+//!    keeps the encoding and the BOM, copies every line the edit left alone byte for byte (its
+//!    ending included, even where the encoding does not round-trip), gives a changed line the
+//!    ending the old line at its place had, and gives an added line the file's dominant ending.
+//!    A final newline is there if the new text ends with one, whatever the file had. Leave
+//!    `decoded.text` as `decode` returned it (rewrite refuses a changed `text`); changing
+//!    `decoded.format`'s encoding, BOM or line ending is a request to convert, and then the
+//!    whole text is encoded anew in the changed format.
+//! 4. Errors ([`ToolError`], kind invalid-argument, nothing to write): characters the file's
+//!    encoding cannot represent (each named with its line), a changed line still holding the
+//!    U+FFFD that stands for invalid bytes, a stateful file that cannot be spliced.
+//!
+//! A line that is only partly changed is re-encoded whole: in an encoding that does not
+//! round-trip, that line's untouched characters may come out as their canonical bytes (the
+//! same characters); every other line keeps its bytes.
+//!
+//! **Creating a file**: `encode(&content, &for_new_file(path, setting, platform))`. `encode`
+//! writes every line ending as the format's; to keep CRLF the model wrote explicitly into a
+//! new file, see [`line_ending_of`].
+//!
+//! # Detection order ([`decode`])
+//!
+//! 1. A BOM: UTF-16LE (`FF FE`), UTF-16BE (`FE FF`), UTF-8 (`EF BB BF`). A UTF-16 BOM decides
+//!    the encoding; a UTF-8 BOM is recorded, and when the bytes after it are not UTF-8 the
+//!    detection goes on below (a GBK file with a UTF-8 BOM is written back so).
+//! 2. Valid UTF-8 (pure ASCII included).
+//! 3. *Near-UTF-8*: invalid UTF-8 whose valid multi-byte sequences outnumber its invalid
+//!    sequences at least [`NEAR_UTF8_RATIO`] to 1 is UTF-8 with a few stray bytes (chardetng
+//!    would call it windows-1252 and garble every other non-ASCII character). Such a file
+//!    decodes with U+FFFD for the stray bytes ([`Decoded::malformed`]); lines holding them are
+//!    copied unchanged by [`rewrite`], which refuses to write a changed line still holding a
+//!    U+FFFD (that would replace the original bytes).
+//! 4. Statistical detection by chardetng. The fallback encoding (the system's code page)
+//!    steers it: it is passed as chardetng's top-level-domain hint, which favours the
+//!    encodings native to that locale when the evidence is thin.
+//! 5. The fallback encoding itself, when chardetng's guess cannot decode the bytes without
+//!    errors and the fallback can. Otherwise chardetng's guess stands (with U+FFFD).
+//!
+//! UTF-16 without a BOM is not detected (such bytes hold NULs; callers treat them as binary).
+
+use std::collections::hash_map::DefaultHasher;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::time::Duration;
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{EncoderResult, Encoding};
+use similar::{Algorithm, DiffTag};
+
+use crate::error::ToolError;
+
+/// Invalid UTF-8 is still taken as UTF-8 when its valid multi-byte sequences are at least this
+/// many times as many as its invalid sequences (see the module documentation).
+pub const NEAR_UTF8_RATIO: usize = 3;
+
+/// How long the line diff in [`rewrite`] may search for a minimal diff; past it the diff is
+/// coarser (more lines count as changed), never wrong.
+const DIFF_TIME_LIMIT: Duration = Duration::from_secs(2);
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
+const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
+const LF: u16 = 0x0A;
+const CR: u16 = 0x0D;
+
+/// A line ending.
+///
+/// `\n` and `\r\n` always end a line. A lone `\r` ends a line only in a file whose dominant
+/// ending is [`LineEnding::Cr`]; elsewhere it is an ordinary character of the line. `\r`s
+/// right before a `\n` belong to that line's ending.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LineEnding {
+    /// `\n` (Unix).
+    #[default]
+    Lf,
+    /// `\r\n` (Windows).
+    CrLf,
+    /// `\r` (classic Mac OS).
+    Cr,
+}
+
+impl LineEnding {
+    /// The ending as text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "\n",
+            LineEnding::CrLf => "\r\n",
+            LineEnding::Cr => "\r",
+        }
+    }
+
+    /// Its usual name: `LF`, `CRLF` or `CR`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "LF",
+            LineEnding::CrLf => "CRLF",
+            LineEnding::Cr => "CR",
+        }
+    }
+}
+
+impl fmt::Display for LineEnding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A character encoding that can be both read and written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Enc {
+    /// UTF-8.
+    Utf8,
+    /// UTF-16, little-endian.
+    Utf16Le,
+    /// UTF-16, big-endian.
+    Utf16Be,
+    /// Any other encoding of the WHATWG Encoding Standard (GBK, Shift_JIS, windows-1252, ...).
+    /// Build it with [`Enc::from_encoding`], which never puts UTF-8 or UTF-16 here.
+    Legacy(&'static Encoding),
+}
+
+impl Enc {
+    /// The `Enc` for an `encoding_rs` encoding. The `replacement` encoding, which cannot be
+    /// written, becomes UTF-8.
+    pub fn from_encoding(encoding: &'static Encoding) -> Enc {
+        if encoding == encoding_rs::UTF_16LE {
+            Enc::Utf16Le
+        } else if encoding == encoding_rs::UTF_16BE {
+            Enc::Utf16Be
+        } else if encoding.output_encoding() == encoding_rs::UTF_8 {
+            Enc::Utf8
+        } else {
+            Enc::Legacy(encoding)
+        }
+    }
+
+    /// The `encoding_rs` encoding (used for decoding).
+    pub fn encoding(self) -> &'static Encoding {
+        match self {
+            Enc::Utf8 => encoding_rs::UTF_8,
+            Enc::Utf16Le => encoding_rs::UTF_16LE,
+            Enc::Utf16Be => encoding_rs::UTF_16BE,
+            Enc::Legacy(encoding) => encoding,
+        }
+    }
+
+    /// The encoding's WHATWG name: `UTF-8`, `UTF-16LE`, `GBK`, `Shift_JIS`, `windows-1252`...
+    pub fn name(self) -> &'static str {
+        self.encoding().name()
+    }
+
+    /// The same encoding in canonical form (a `Legacy` holding UTF-8 or UTF-16 unwrapped).
+    fn canon(self) -> Enc {
+        Enc::from_encoding(self.encoding())
+    }
+
+    /// The BOM this encoding writes: its own for UTF-16, a UTF-8 BOM for everything else.
+    fn bom(self) -> &'static [u8] {
+        match self {
+            Enc::Utf16Le => UTF16LE_BOM,
+            Enc::Utf16Be => UTF16BE_BOM,
+            Enc::Utf8 | Enc::Legacy(_) => UTF8_BOM,
+        }
+    }
+
+    fn unit(self) -> Unit {
+        match self {
+            Enc::Utf16Le => Unit::Le16,
+            Enc::Utf16Be => Unit::Be16,
+            Enc::Utf8 | Enc::Legacy(_) => Unit::Byte,
+        }
+    }
+}
+
+impl fmt::Display for Enc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a file's text is laid out in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextFormat {
+    /// The character encoding.
+    pub encoding: Enc,
+    /// Whether the file starts with a byte order mark: the encoding's own for UTF-16, a UTF-8
+    /// BOM (`EF BB BF`) for UTF-8 and for legacy encodings (a GBK file with a UTF-8 BOM).
+    pub bom: bool,
+    /// The dominant line ending: the most frequent, ties going to the one met first; `Lf`
+    /// when the file has none. New lines get it; [`encode`] writes every ending with it.
+    pub line_ending: LineEnding,
+    /// Whether the text ends with a line ending. Reported by [`decode`]; [`encode`] and
+    /// [`rewrite`] never add or remove a final newline (the text decides), and
+    /// [`for_new_file`] sets it to `true`.
+    pub final_newline: bool,
+}
+
+impl Default for TextFormat {
+    /// UTF-8 without BOM, LF.
+    fn default() -> Self {
+        TextFormat {
+            encoding: Enc::Utf8,
+            bom: false,
+            line_ending: LineEnding::Lf,
+            final_newline: true,
+        }
+    }
+}
+
+impl fmt::Display for TextFormat {
+    /// For example `UTF-8, LF`, `UTF-16LE with BOM, CRLF`, `GBK with a UTF-8 BOM, LF`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.encoding.name())?;
+        if self.bom {
+            match self.encoding {
+                Enc::Legacy(_) => f.write_str(" with a UTF-8 BOM")?,
+                _ => f.write_str(" with BOM")?,
+            }
+        }
+        write!(f, ", {}", self.line_ending)
+    }
+}
+
+/// A decoded file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text, without the BOM, every line ending normalised to `\n`.
+    pub text: String,
+    /// How the file lays the text out.
+    pub format: TextFormat,
+    /// Whether encoding each line's text again gives that line's bytes (so the whole file
+    /// would be written back identically even if every line were re-encoded). `false` when
+    /// the bytes are malformed or hold sequences the encoding writes differently (Shift_JIS
+    /// NEC/IBM duplicates, ...). [`rewrite`] keeps untouched lines' bytes either way.
+    pub lossless: bool,
+    /// Whether some bytes were not valid in the encoding and decoded to U+FFFD.
+    pub malformed: bool,
+    origin: Origin,
+}
+
+/// What [`rewrite`] needs to know about the bytes a [`Decoded`] came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Origin {
+    format: TextFormat,
+    /// Where the text starts (after the BOM).
+    body_start: usize,
+    /// The length of the original bytes.
+    len: usize,
+    /// A hash of `text` as decoded, to notice a caller that changed it.
+    text_hash: u64,
+    /// Each line's bytes; `None` when the lines cannot be decoded one by one (a stateful
+    /// encoding whose state runs across lines).
+    spans: Option<Vec<Span>>,
+}
+
+/// One line in the original bytes: content `start..content_end`, ending `content_end..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    content_end: usize,
+    end: usize,
+}
+
+impl Span {
+    fn ended(self) -> bool {
+        self.end > self.content_end
+    }
+}
+
+/// Decodes a file's bytes, detecting its encoding (see the module documentation for the
+/// order). `fallback` is the encoding to lean on when detection is unsure, normally the
+/// system's code page; `None` when there is none (or it is UTF-8).
+pub fn decode(bytes: &[u8], fallback: Option<&'static Encoding>) -> Decoded {
+    let (encoding, bom) = detect(bytes, fallback);
+    decode_known(bytes, encoding, bom)
+}
+
+/// Decodes bytes known to be in `encoding`. A leading BOM is recognised as such when it is
+/// the one the encoding writes (`EF BB BF` for UTF-8 and legacy encodings).
+pub fn decode_as(bytes: &[u8], encoding: Enc) -> Decoded {
+    let encoding = encoding.canon();
+    let bom = bytes.starts_with(encoding.bom());
+    decode_known(bytes, encoding, bom)
+}
+
+/// Encodes `text` in `format`: the BOM if `format.bom`, then the text with every line ending
+/// (`\n` or `\r\n`) written as `format.line_ending`. Nothing is added at the end.
+///
+/// Fails when the encoding cannot represent some characters, naming each with its line.
+pub fn encode(text: &str, format: &TextFormat) -> Result<Vec<u8>, ToolError> {
+    let encoding = format.encoding.canon();
+    let mut out = Vec::with_capacity(text.len() + 4);
+    if format.bom {
+        out.extend_from_slice(encoding.bom());
+    }
+    let ending = encode_ending(encoding, format.line_ending);
+    let mut unmappable = Vec::new();
+    for (n, line) in split_text(text, format.line_ending == LineEnding::Cr)
+        .iter()
+        .enumerate()
+    {
+        encode_line(encoding, line.content, n + 1, &mut out, &mut unmappable);
+        if line.ended {
+            out.extend_from_slice(&ending);
+        }
+    }
+    if unmappable.is_empty() {
+        Ok(out)
+    } else {
+        Err(unmappable_error(encoding, &unmappable))
+    }
+}
+
+/// The bytes to write when the text of `original` (decoded as `decoded`) becomes `new_text`,
+/// by an edit or an overwrite. See the module documentation for the contract.
+///
+/// Lines are diffed by content: a line present in both keeps its original bytes and ending;
+/// a changed line is encoded in the file's encoding and keeps the ending of the old line at
+/// its place; an added line gets the dominant ending. The BOM is copied.
+///
+/// Fails, writing nothing, when a changed line has characters the encoding cannot represent,
+/// when a changed line of a malformed file still holds U+FFFD (it would replace the original
+/// bytes), when the file's lines cannot be re-encoded separately and the file does not
+/// round-trip, or when `decoded` does not belong to `original`.
+pub fn rewrite(original: &[u8], decoded: &Decoded, new_text: &str) -> Result<Vec<u8>, ToolError> {
+    let origin = &decoded.origin;
+    if original.len() != origin.len || text_hash(&decoded.text) != origin.text_hash {
+        return Err(ToolError::invalid(format!(
+            "internal error: the decoded text does not belong to these bytes ({} bytes now, {} when \
+             decoded, or its text was changed); decode the file again and pass the changed text \
+             as new_text",
+            original.len(),
+            origin.len
+        )));
+    }
+    let asked = decoded.format;
+    if (asked.encoding.canon(), asked.bom, asked.line_ending)
+        != (
+            origin.format.encoding,
+            origin.format.bom,
+            origin.format.line_ending,
+        )
+    {
+        return encode(new_text, &asked);
+    }
+    let format = origin.format;
+    let encoding = format.encoding;
+    let cr = format.line_ending == LineEnding::Cr;
+    let Some(spans) = &origin.spans else {
+        return rewrite_whole(original, decoded, new_text);
+    };
+    let old = split_text(&decoded.text, cr);
+    if old.len() != spans.len() {
+        return Err(ToolError::invalid(format!(
+            "internal error: the decoded text has {} lines but its bytes {}; decode the file again",
+            old.len(),
+            spans.len()
+        )));
+    }
+    let new = split_text(new_text, cr);
+    let old_keys: Vec<&str> = old.iter().map(|l| l.content).collect();
+    let new_keys: Vec<&str> = new.iter().map(|l| l.content).collect();
+    let deadline = std::time::Instant::now() + DIFF_TIME_LIMIT;
+    let ops = similar::capture_diff_slices_deadline(
+        Algorithm::Myers,
+        &old_keys,
+        &new_keys,
+        Some(deadline),
+    );
+
+    let dominant = encode_ending(encoding, format.line_ending);
+    let mut out = Vec::with_capacity(original.len() + new_text.len() / 8);
+    out.extend_from_slice(&original[..origin.body_start]);
+    let mut unmappable = Vec::new();
+    let mut replacing_invalid = Vec::new();
+    for op in ops {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {
+                for (i, j) in old_range.zip(new_range) {
+                    let span = spans[i];
+                    out.extend_from_slice(&original[span.start..span.content_end]);
+                    if new[j].ended {
+                        if span.ended() {
+                            out.extend_from_slice(&original[span.content_end..span.end]);
+                        } else {
+                            out.extend_from_slice(&dominant);
+                        }
+                    }
+                }
+            }
+            DiffTag::Delete => {}
+            DiffTag::Insert | DiffTag::Replace => {
+                for (p, j) in new_range.enumerate() {
+                    let line = new[j];
+                    if decoded.malformed && line.content.contains('\u{FFFD}') {
+                        replacing_invalid.push(j + 1);
+                    }
+                    encode_line(encoding, line.content, j + 1, &mut out, &mut unmappable);
+                    if line.ended {
+                        let old_span = (p < old_range.len())
+                            .then(|| spans[old_range.start + p])
+                            .filter(|s| s.ended());
+                        match old_span {
+                            Some(s) => out.extend_from_slice(&original[s.content_end..s.end]),
+                            None => out.extend_from_slice(&dominant),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !replacing_invalid.is_empty() {
+        return Err(replacing_invalid_error(encoding, &replacing_invalid));
+    }
+    if !unmappable.is_empty() {
+        return Err(unmappable_error(encoding, &unmappable));
+    }
+    verify(&out, &format, origin.body_start, new_text)?;
+    Ok(out)
+}
+
+/// The setting `defaultFileEncoding`: the encoding of new files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DefaultEncoding {
+    /// Not set: UTF-8 without BOM, with the platform's automatic adjustments.
+    #[default]
+    Unset,
+    /// `utf-8`: UTF-8 without BOM, no automatic BOM.
+    Utf8,
+    /// `utf-8-bom`: UTF-8 with BOM for every new file.
+    Utf8Bom,
+}
+
+impl DefaultEncoding {
+    /// Reads the setting's value (`None` when unset); `utf-8` and `utf-8-bom`, in any case.
+    pub fn parse(value: Option<&str>) -> Result<DefaultEncoding, ToolError> {
+        let Some(value) = value else {
+            return Ok(DefaultEncoding::Unset);
+        };
+        match value.trim().to_ascii_lowercase().as_str() {
+            "utf-8" => Ok(DefaultEncoding::Utf8),
+            "utf-8-bom" => Ok(DefaultEncoding::Utf8Bom),
+            _ => Err(ToolError::invalid(format!(
+                "defaultFileEncoding is {value:?}, which is not a known value; set it to \"utf-8\" \
+                 or \"utf-8-bom\", or remove it for UTF-8 without BOM with platform adjustments"
+            ))),
+        }
+    }
+}
+
+/// The platform whose conventions new files follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// Linux, macOS and other Unix-likes: no automatic adjustments.
+    Unix,
+    /// Windows, with its ANSI code page (65001 is UTF-8, 936 GBK, 932 Shift_JIS, 950 Big5).
+    Windows {
+        /// The system's ANSI code page (`GetACP`).
+        ansi_code_page: u32,
+    },
+}
+
+impl Platform {
+    /// Windows' code page number for UTF-8.
+    pub const UTF8_CODE_PAGE: u32 = 65001;
+
+    /// The platform this program was built for; `ansi_code_page` is used only on Windows.
+    pub fn host(ansi_code_page: u32) -> Platform {
+        if cfg!(windows) {
+            Platform::Windows { ansi_code_page }
+        } else {
+            Platform::Unix
+        }
+    }
+}
+
+/// The format of a file created at `path` (the file name's extension is what counts).
+///
+/// UTF-8, with a BOM when `default` is [`DefaultEncoding::Utf8Bom`]. On Windows only:
+/// `.bat` and `.cmd` files get CRLF whatever the setting, and `.ps1` files get a UTF-8 BOM
+/// when the setting is unset and the code page is not UTF-8. Everything else gets LF.
+pub fn for_new_file(path: &str, default: DefaultEncoding, platform: Platform) -> TextFormat {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default();
+    let (windows, legacy_code_page) = match platform {
+        Platform::Unix => (false, false),
+        Platform::Windows { ansi_code_page } => (true, ansi_code_page != Platform::UTF8_CODE_PAGE),
+    };
+    let bom = match default {
+        DefaultEncoding::Utf8Bom => true,
+        DefaultEncoding::Utf8 => false,
+        DefaultEncoding::Unset => legacy_code_page && extension == "ps1",
+    };
+    let line_ending = if windows && (extension == "bat" || extension == "cmd") {
+        LineEnding::CrLf
+    } else {
+        LineEnding::Lf
+    };
+    TextFormat {
+        encoding: Enc::Utf8,
+        bom,
+        line_ending,
+        final_newline: true,
+    }
+}
+
+/// The dominant line ending of `text` (as for a file: most frequent, ties to the first met),
+/// or `None` when it has none. For a new file whose content the model wrote with explicit
+/// `\r\n`, a caller may set [`TextFormat::line_ending`] from it when [`for_new_file`] left
+/// the default LF.
+pub fn line_ending_of(text: &str) -> Option<LineEnding> {
+    let scan = scan(text.as_bytes(), 0, Unit::Byte, true);
+    (scan.counts.iter().any(|&c| c > 0)).then(|| scan.dominant())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+/// The encoding and BOM of `bytes`.
+fn detect(bytes: &[u8], fallback: Option<&'static Encoding>) -> (Enc, bool) {
+    if bytes.starts_with(UTF16LE_BOM) {
+        return (Enc::Utf16Le, true);
+    }
+    if bytes.starts_with(UTF16BE_BOM) {
+        return (Enc::Utf16Be, true);
+    }
+    let bom = bytes.starts_with(UTF8_BOM);
+    let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
+    if std::str::from_utf8(body).is_ok() {
+        return (Enc::Utf8, bom);
+    }
+    let (multibyte, invalid) = utf8_census(body);
+    if multibyte >= NEAR_UTF8_RATIO * invalid {
+        return (Enc::Utf8, bom);
+    }
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(body, true);
+    let guess = detector.guess(tld_hint(fallback), Utf8Detection::Allow);
+    (
+        Enc::from_encoding(guess_or_fallback(guess, fallback, body)),
+        bom,
+    )
+}
+
+/// chardetng's guess, unless it cannot decode `body` without errors and `fallback` can.
+fn guess_or_fallback(
+    guess: &'static Encoding,
+    fallback: Option<&'static Encoding>,
+    body: &[u8],
+) -> &'static Encoding {
+    match fallback {
+        Some(fallback) if !decodes_cleanly(guess, body) && decodes_cleanly(fallback, body) => {
+            fallback
+        }
+        _ => guess,
+    }
+}
+
+fn decodes_cleanly(encoding: &'static Encoding, bytes: &[u8]) -> bool {
+    encoding
+        .decode_without_bom_handling_and_without_replacement(bytes)
+        .is_some()
+}
+
+/// Counts the valid multi-byte sequences and the invalid sequences of (invalid) UTF-8.
+fn utf8_census(mut bytes: &[u8]) -> (usize, usize) {
+    let leads = |b: &[u8]| b.iter().filter(|&&x| x >= 0xC0).count();
+    let (mut multibyte, mut invalid) = (0, 0);
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(_) => return (multibyte + leads(bytes), invalid),
+            Err(e) => {
+                let good = e.valid_up_to();
+                multibyte += leads(&bytes[..good]);
+                invalid += 1;
+                let bad = e.error_len().unwrap_or(bytes.len() - good);
+                bytes = &bytes[good + bad..];
+            }
+        }
+    }
+}
+
+/// The top-level domain whose locale uses `fallback`, chardetng's way of being told which
+/// encodings to expect.
+fn tld_hint(fallback: Option<&'static Encoding>) -> Option<&'static [u8]> {
+    let tld: &'static [u8] = match fallback?.name() {
+        "GBK" | "gb18030" => b"cn",
+        "Big5" => b"tw",
+        "Shift_JIS" | "EUC-JP" | "ISO-2022-JP" => b"jp",
+        "EUC-KR" => b"kr",
+        "windows-1251" | "KOI8-R" | "KOI8-U" | "IBM866" | "ISO-8859-5" | "x-mac-cyrillic" => b"ru",
+        "windows-1250" => b"cz",
+        "ISO-8859-2" => b"hu",
+        "windows-1253" | "ISO-8859-7" => b"gr",
+        "windows-1254" => b"tr",
+        "windows-1255" | "ISO-8859-8" | "ISO-8859-8-I" => b"il",
+        "windows-1256" | "ISO-8859-6" => b"eg",
+        "windows-1257" | "ISO-8859-4" | "ISO-8859-13" => b"lt",
+        "windows-1258" => b"vn",
+        "windows-874" => b"th",
+        "windows-1252" | "ISO-8859-15" | "macintosh" => b"de",
+        _ => return None,
+    };
+    Some(tld)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines over bytes
+
+/// The code unit lines are scanned in: bytes, or UTF-16 code units.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Byte,
+    Le16,
+    Be16,
+}
+
+impl Unit {
+    fn width(self) -> usize {
+        match self {
+            Unit::Byte => 1,
+            Unit::Le16 | Unit::Be16 => 2,
+        }
+    }
+
+    /// The unit at byte `at`, if a whole one is there.
+    fn at(self, bytes: &[u8], at: usize) -> Option<u16> {
+        match self {
+            Unit::Byte => bytes.get(at).map(|&b| u16::from(b)),
+            Unit::Le16 => Some(u16::from_le_bytes([*bytes.get(at)?, *bytes.get(at + 1)?])),
+            Unit::Be16 => Some(u16::from_be_bytes([*bytes.get(at)?, *bytes.get(at + 1)?])),
+        }
+    }
+}
+
+struct Scan {
+    spans: Vec<Span>,
+    /// How many LF, CRLF and CR endings, and the offset of the first of each.
+    counts: [usize; 3],
+    first: [usize; 3],
+}
+
+impl Scan {
+    fn note(&mut self, kind: usize, at: usize) {
+        self.counts[kind] += 1;
+        self.first[kind] = self.first[kind].min(at);
+    }
+
+    fn dominant(&self) -> LineEnding {
+        const KINDS: [LineEnding; 3] = [LineEnding::Lf, LineEnding::CrLf, LineEnding::Cr];
+        let mut best: Option<usize> = None;
+        for k in 0..3 {
+            if self.counts[k] == 0 {
+                continue;
+            }
+            best = match best {
+                Some(b)
+                    if self.counts[b] > self.counts[k]
+                        || (self.counts[b] == self.counts[k] && self.first[b] < self.first[k]) =>
+                {
+                    Some(b)
+                }
+                _ => Some(k),
+            };
+        }
+        best.map_or(LineEnding::Lf, |k| KINDS[k])
+    }
+}
+
+/// Splits `bytes[from..]` into lines. `\n` ends a line (with the `\r`s right before it);
+/// a lone `\r` ends one when `cr_is_ending`.
+fn scan(bytes: &[u8], from: usize, unit: Unit, cr_is_ending: bool) -> Scan {
+    let w = unit.width();
+    let mut scan = Scan {
+        spans: Vec::new(),
+        counts: [0; 3],
+        first: [usize::MAX; 3],
+    };
+    let mut start = from;
+    let mut i = from;
+    while let Some(u) = unit.at(bytes, i) {
+        let next = i + w;
+        if u == LF {
+            let mut content_end = i;
+            while content_end > start && unit.at(bytes, content_end - w) == Some(CR) {
+                content_end -= w;
+            }
+            scan.note(usize::from(content_end < i), content_end);
+            scan.spans.push(Span {
+                start,
+                content_end,
+                end: next,
+            });
+            start = next;
+        } else if u == CR && cr_is_ending && unit.at(bytes, next) != Some(LF) {
+            scan.note(2, i);
+            scan.spans.push(Span {
+                start,
+                content_end: i,
+                end: next,
+            });
+            start = next;
+        }
+        i = next;
+    }
+    if start < bytes.len() {
+        scan.spans.push(Span {
+            start,
+            content_end: bytes.len(),
+            end: bytes.len(),
+        });
+    }
+    scan
+}
+
+/// The lines of `bytes[from..]` and the dominant ending.
+fn split_lines(bytes: &[u8], from: usize, unit: Unit) -> (Vec<Span>, LineEnding) {
+    let first = scan(bytes, from, unit, true);
+    let ending = first.dominant();
+    if ending == LineEnding::Cr || first.counts[2] == 0 {
+        (first.spans, ending)
+    } else {
+        (scan(bytes, from, unit, false).spans, ending)
+    }
+}
+
+/// One line of a text: its content and whether a line ending follows.
+#[derive(Clone, Copy)]
+struct TextLine<'a> {
+    content: &'a str,
+    ended: bool,
+}
+
+/// Splits text by the same rule as [`scan`].
+fn split_text(text: &str, cr_is_ending: bool) -> Vec<TextLine<'_>> {
+    let b = text.as_bytes();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for i in memchr::memchr2_iter(b'\n', b'\r', b) {
+        if b[i] == b'\n' {
+            let mut end = i;
+            while end > start && b[end - 1] == b'\r' {
+                end -= 1;
+            }
+            lines.push(TextLine {
+                content: &text[start..end],
+                ended: true,
+            });
+            start = i + 1;
+        } else if cr_is_ending && b.get(i + 1) != Some(&b'\n') {
+            lines.push(TextLine {
+                content: &text[start..i],
+                ended: true,
+            });
+            start = i + 1;
+        }
+    }
+    if start < b.len() {
+        lines.push(TextLine {
+            content: &text[start..],
+            ended: false,
+        });
+    }
+    lines
+}
+
+/// `text` with every line ending `\n`.
+fn normalize(text: &str, cr_is_ending: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in split_text(text, cr_is_ending) {
+        out.push_str(line.content);
+        if line.ended {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding and encoding
+
+fn decode_known(bytes: &[u8], encoding: Enc, bom: bool) -> Decoded {
+    let body_start = if bom { encoding.bom().len() } else { 0 };
+    let (spans, line_ending) = split_lines(bytes, body_start, encoding.unit());
+    let cr = line_ending == LineEnding::Cr;
+    let mut text = String::with_capacity(bytes.len());
+    let mut malformed = false;
+    let mut lossless = true;
+    let mut independent = true;
+    for span in &spans {
+        // The line is decoded with its ending, as the whole file is: a sequence cut short by
+        // the ending then reads as it does in the whole (gb18030 gives back a byte it held).
+        let (line, errors) = encoding
+            .encoding()
+            .decode_without_bom_handling(&bytes[span.start..span.end]);
+        let ending_units = (span.end - span.content_end) / encoding.unit().width();
+        let cut = line.len().saturating_sub(ending_units);
+        if !line.is_char_boundary(cut) || line[cut..].bytes().any(|b| b != b'\r' && b != b'\n') {
+            independent = false;
+        }
+        let content = line.get(..cut).unwrap_or(&line);
+        malformed |= errors;
+        lossless &= !errors;
+        if lossless && let Enc::Legacy(legacy) = encoding {
+            lossless = encodes_back(legacy, content, &bytes[span.start..span.content_end]);
+        }
+        text.push_str(content);
+        if span.ended() {
+            text.push('\n');
+        }
+    }
+    let final_newline = spans.last().is_some_and(|s| s.ended());
+    let mut format = TextFormat {
+        encoding,
+        bom,
+        line_ending,
+        final_newline,
+    };
+    let mut spans = Some(spans);
+    // Lines decoded one by one must read as the whole does; a stateful encoding whose state
+    // runs across a line ending (ISO-2022-JP written without resets) does not, and is then
+    // handled as one piece.
+    let (whole, errors) = encoding
+        .encoding()
+        .decode_without_bom_handling(&bytes[body_start..]);
+    let whole = normalize(&whole, cr);
+    if !independent || whole != text {
+        text = whole;
+        spans = None;
+        malformed = errors;
+        format.final_newline = text.ends_with('\n');
+        lossless = !errors && encode(&text, &format).is_ok_and(|b| b == bytes);
+    }
+    Decoded {
+        origin: Origin {
+            format,
+            body_start,
+            len: bytes.len(),
+            text_hash: text_hash(&text),
+            spans,
+        },
+        text,
+        format,
+        lossless,
+        malformed,
+    }
+}
+
+/// Whether `text` encodes to exactly `raw` in `encoding`.
+fn encodes_back(encoding: &'static Encoding, text: &str, raw: &[u8]) -> bool {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut unmappable = Vec::new();
+    encode_line(Enc::Legacy(encoding), text, 0, &mut out, &mut unmappable);
+    unmappable.is_empty() && out == raw
+}
+
+fn encode_ending(encoding: Enc, ending: LineEnding) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4);
+    encode_line(encoding, ending.as_str(), 0, &mut out, &mut Vec::new());
+    out
+}
+
+/// Appends `text` (line `line` of its text) encoded in `encoding` to `out`; characters the
+/// encoding lacks are skipped and recorded in `unmappable` with the line.
+fn encode_line(
+    encoding: Enc,
+    text: &str,
+    line: usize,
+    out: &mut Vec<u8>,
+    unmappable: &mut Vec<(usize, char)>,
+) {
+    match encoding {
+        Enc::Utf8 => out.extend_from_slice(text.as_bytes()),
+        Enc::Utf16Le => {
+            for unit in text.encode_utf16() {
+                out.extend_from_slice(&unit.to_le_bytes());
+            }
+        }
+        Enc::Utf16Be => {
+            for unit in text.encode_utf16() {
+                out.extend_from_slice(&unit.to_be_bytes());
+            }
+        }
+        Enc::Legacy(legacy) => {
+            let mut encoder = legacy.new_encoder();
+            let mut buf = [0u8; 1024];
+            let mut src = text;
+            loop {
+                let (result, read, written) =
+                    encoder.encode_from_utf8_without_replacement(src, &mut buf, true);
+                out.extend_from_slice(&buf[..written]);
+                src = &src[read..];
+                match result {
+                    EncoderResult::InputEmpty => break,
+                    EncoderResult::OutputFull => {}
+                    EncoderResult::Unmappable(c) => unmappable.push((line, c)),
+                }
+            }
+        }
+    }
+}
+
+/// [`rewrite`] for a file whose lines cannot be re-encoded one by one.
+fn rewrite_whole(original: &[u8], decoded: &Decoded, new_text: &str) -> Result<Vec<u8>, ToolError> {
+    let format = decoded.origin.format;
+    if normalize(new_text, format.line_ending == LineEnding::Cr) == decoded.text {
+        return Ok(original.to_vec());
+    }
+    if !decoded.lossless {
+        return Err(ToolError::invalid(format!(
+            "this {} file cannot be edited safely: its encoding carries state from line to line \
+             and its bytes would not be written back as they are, so changing one line could \
+             change others. Nothing was written. Convert the file to UTF-8 with another tool \
+             first, or leave it unchanged",
+            format.encoding
+        )));
+    }
+    let out = encode(new_text, &format)?;
+    verify(&out, &format, decoded.origin.body_start, new_text)?;
+    Ok(out)
+}
+
+/// Checks that `out` reads back as `new_text`.
+fn verify(
+    out: &[u8],
+    format: &TextFormat,
+    body_start: usize,
+    new_text: &str,
+) -> Result<(), ToolError> {
+    let cr = format.line_ending == LineEnding::Cr;
+    let (read_back, _) = format
+        .encoding
+        .encoding()
+        .decode_without_bom_handling(&out[body_start..]);
+    if normalize(&read_back, cr) == normalize(new_text, cr) {
+        Ok(())
+    } else {
+        Err(ToolError::invalid(format!(
+            "internal error: the new text, written in {}, would not read back as written; \
+             nothing was written. Make the edit in smaller steps, or report this file",
+            format.encoding
+        )))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/// How many offending characters or lines an error names.
+const NAMED: usize = 10;
+
+fn unmappable_error(encoding: Enc, found: &[(usize, char)]) -> ToolError {
+    let mut seen: Vec<char> = Vec::new();
+    let mut named = Vec::new();
+    for &(line, c) in found {
+        if seen.contains(&c) {
+            continue;
+        }
+        seen.push(c);
+        if named.len() < NAMED {
+            named.push(format!("{c:?} (U+{:04X}) on line {line}", u32::from(c)));
+        }
+    }
+    let more = if seen.len() > NAMED {
+        format!(" and {} more", seen.len() - NAMED)
+    } else {
+        String::new()
+    };
+    ToolError::invalid(format!(
+        "the text has characters that {encoding} cannot represent: {}{more}. The file is {encoding} \
+         and is written back in {encoding}, so nothing was written. Replace these characters with \
+         ones {encoding} has (for example an ASCII spelling, or an escape the file's language \
+         understands) and call the tool again",
+        named.join(", ")
+    ))
+}
+
+fn replacing_invalid_error(encoding: Enc, lines: &[usize]) -> ToolError {
+    let mut named: Vec<String> = lines.iter().take(NAMED).map(|l| l.to_string()).collect();
+    if lines.len() > NAMED {
+        named.push(format!("and {} more", lines.len() - NAMED));
+    }
+    ToolError::invalid(format!(
+        "line(s) {} of the new text contain U+FFFD (\u{FFFD}), which stands for bytes of the file \
+         that are not valid {encoding}; writing those lines would replace the original bytes. \
+         Nothing was written. Leave the lines holding U+FFFD exactly as they are and change only \
+         other lines, or remove the U+FFFD characters from the new text if dropping those bytes \
+         is intended",
+        named.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(name: &str) -> &'static Encoding {
+        Encoding::for_label(name.as_bytes()).unwrap()
+    }
+
+    fn gbk_sample() -> Vec<u8> {
+        let text = "这是一个用于测试编码检测的中文文本文件。\n我们希望它被识别为简体中文的编码。\n";
+        encoding_rs::GBK.encode(text).0.into_owned()
+    }
+
+    #[test]
+    fn utf16_boms_decide_first() {
+        let le = [0xFF, 0xFE, b'h', 0, b'i', 0, b'\n', 0];
+        let d = decode(&le, None);
+        assert_eq!(d.format.encoding, Enc::Utf16Le);
+        assert!(d.format.bom);
+        assert_eq!(d.text, "hi\n");
+        let be = [0xFE, 0xFF, 0, b'h', 0, b'i'];
+        let d = decode(&be, None);
+        assert_eq!(d.format.encoding, Enc::Utf16Be);
+        assert_eq!(d.text, "hi");
+        assert!(!d.format.final_newline);
+    }
+
+    #[test]
+    fn utf8_bom_then_utf8() {
+        let d = decode(b"\xEF\xBB\xBFcaf\xC3\xA9\n", None);
+        assert_eq!(d.format.encoding, Enc::Utf8);
+        assert!(d.format.bom);
+        assert_eq!(d.text, "café\n");
+        assert!(d.lossless && !d.malformed);
+    }
+
+    #[test]
+    fn utf8_bom_over_gbk_bytes_is_gbk_with_bom() {
+        let mut bytes = UTF8_BOM.to_vec();
+        bytes.extend(gbk_sample());
+        let d = decode(&bytes, None);
+        assert_eq!(d.format.encoding, Enc::Legacy(encoding_rs::GBK));
+        assert!(d.format.bom);
+        assert!(d.text.starts_with("这是"));
+        assert_eq!(d.format.to_string(), "GBK with a UTF-8 BOM, LF");
+    }
+
+    #[test]
+    fn valid_utf8_wins_over_statistics() {
+        // Bytes that are valid UTF-8 and also plausible windows-1252 ("Ã©").
+        let d = decode(
+            "r\u{e9}sum\u{e9}\n".as_bytes(),
+            Some(encoding_rs::WINDOWS_1252),
+        );
+        assert_eq!(d.format.encoding, Enc::Utf8);
+        assert_eq!(d.text, "résumé\n");
+        // Pure ASCII is UTF-8 whatever the fallback.
+        assert_eq!(
+            decode(b"plain\n", Some(encoding_rs::SHIFT_JIS))
+                .format
+                .encoding,
+            Enc::Utf8
+        );
+        assert_eq!(
+            decode(b"", None).format,
+            TextFormat {
+                final_newline: false,
+                ..TextFormat::default()
+            }
+        );
+    }
+
+    #[test]
+    fn near_utf8_stays_utf8() {
+        let mut bytes = "naïve café déjà vu — über\n".as_bytes().to_vec();
+        bytes.extend(b"stray \xE9 byte\n");
+        let d = decode(&bytes, None);
+        assert_eq!(d.format.encoding, Enc::Utf8);
+        assert!(d.malformed && !d.lossless);
+        assert_eq!(d.text.lines().nth(1), Some("stray \u{FFFD} byte"));
+        // Without chardetng's help it would have been windows-1252:
+        let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+        detector.feed(&bytes, true);
+        assert_eq!(
+            detector.guess(None, Utf8Detection::Allow),
+            encoding_rs::WINDOWS_1252
+        );
+    }
+
+    #[test]
+    fn latin1_is_not_near_utf8() {
+        let bytes = encoding_rs::WINDOWS_1252
+            .encode("Le café est très fort, déjà la fenêtre s'ouvre à côté.\n")
+            .0
+            .into_owned();
+        let d = decode(&bytes, None);
+        assert_eq!(d.format.encoding, Enc::Legacy(encoding_rs::WINDOWS_1252));
+        assert!(d.lossless && !d.malformed);
+        assert!(d.text.starts_with("Le café"));
+    }
+
+    #[test]
+    fn cjk_legacy_text_is_not_near_utf8() {
+        for (label, text) in [
+            (
+                "gbk",
+                "中华人民共和国成立于一九四九年，首都是北京。编码检测需要足够的文本。",
+            ),
+            (
+                "big5",
+                "中華民國的首都是臺北，這是一段繁體中文的測試文字，用來檢查編碼。",
+            ),
+            (
+                "shift_jis",
+                "日本語のテキストです。これは文字コードの判定を試験するための文章です。",
+            ),
+            (
+                "euc-kr",
+                "한국어 텍스트입니다. 이것은 문자 인코딩 감지를 시험하기 위한 문장입니다.",
+            ),
+            (
+                "euc-jp",
+                "日本語のテキストです。これは文字コードの判定を試験するための文章です。",
+            ),
+        ] {
+            let bytes = enc(label).encode(text).0.into_owned();
+            let (multibyte, invalid) = utf8_census(&bytes);
+            assert!(
+                multibyte < NEAR_UTF8_RATIO * invalid,
+                "{label}: {multibyte} valid, {invalid} invalid"
+            );
+            let d = decode(&bytes, None);
+            assert_eq!(d.format.encoding, Enc::Legacy(enc(label)), "{label}");
+            assert_eq!(d.text, text);
+        }
+    }
+
+    #[test]
+    fn statistics_then_fallback_hint() {
+        // Two ambiguous bytes: chardetng alone and chardetng told the locale disagree.
+        let bytes = b"\xC4\xE3\xBA\xC3\n";
+        let plain = decode(bytes, None).format.encoding;
+        let hinted = decode(bytes, Some(encoding_rs::GBK)).format.encoding;
+        assert_eq!(hinted, Enc::Legacy(encoding_rs::GBK));
+        assert_ne!(plain, hinted, "the hint must matter for this sample");
+    }
+
+    #[test]
+    fn fallback_used_when_guess_cannot_decode() {
+        // 0xA1 is unassigned in ISO-8859-8, half-width katakana in Shift_JIS.
+        let body = b"abc \xA1\n";
+        let (hebrew, sjis) = (encoding_rs::ISO_8859_8, encoding_rs::SHIFT_JIS);
+        assert_eq!(guess_or_fallback(hebrew, Some(sjis), body), sjis);
+        assert_eq!(guess_or_fallback(hebrew, None, body), hebrew);
+        assert_eq!(
+            guess_or_fallback(hebrew, Some(encoding_rs::UTF_8), body),
+            hebrew
+        );
+        assert_eq!(guess_or_fallback(sjis, Some(hebrew), body), sjis);
+    }
+
+    #[test]
+    fn line_endings_dominant_and_ties() {
+        let d = decode(b"a\r\nb\r\nc\n", None);
+        assert_eq!(d.format.line_ending, LineEnding::CrLf);
+        assert_eq!(d.text, "a\nb\nc\n");
+        let d = decode(b"a\nb\r\n", None);
+        assert_eq!(
+            d.format.line_ending,
+            LineEnding::Lf,
+            "tie goes to the first"
+        );
+        let d = decode(b"a\rb\rc", None);
+        assert_eq!(d.format.line_ending, LineEnding::Cr);
+        assert_eq!(d.text, "a\nb\nc");
+        let d = decode(b"x\ry\nz\n", None);
+        assert_eq!(d.format.line_ending, LineEnding::Lf);
+        assert_eq!(d.text, "x\ry\nz\n", "a lone CR in an LF file is content");
+        let d = decode(b"no ending", None);
+        assert_eq!(d.format.line_ending, LineEnding::Lf);
+        assert!(!d.format.final_newline);
+    }
+
+    #[test]
+    fn crs_before_lf_belong_to_the_ending() {
+        let original = b"x\r\r\ny\nz\n";
+        let d = decode(original, None);
+        assert_eq!(d.format.line_ending, LineEnding::Lf);
+        assert_eq!(d.text, "x\ny\nz\n");
+        assert_eq!(rewrite(original, &d, &d.text).unwrap(), original);
+        assert_eq!(
+            rewrite(original, &d, "w\ny\nz\n").unwrap(),
+            b"w\r\r\ny\nz\n"
+        );
+    }
+
+    #[test]
+    fn crlf_kept_on_touched_and_untouched_lines() {
+        let original = b"one\r\ntwo\r\nthree\r\n";
+        let d = decode(original, None);
+        let out = rewrite(original, &d, "one\nTWO\nnew\nthree\n").unwrap();
+        assert_eq!(out, b"one\r\nTWO\r\nnew\r\nthree\r\n");
+    }
+
+    #[test]
+    fn mixed_endings_untouched_keep_new_take_dominant() {
+        let original = b"a\nb\r\nc\nd\n";
+        let d = decode(original, None);
+        let out = rewrite(original, &d, "a\nB\nc\nadded\nd\n").unwrap();
+        assert_eq!(out, b"a\nB\r\nc\nadded\nd\n");
+    }
+
+    #[test]
+    fn final_newline_follows_the_text() {
+        let original = b"a\nb";
+        let d = decode(original, None);
+        assert_eq!(rewrite(original, &d, "a\nb\nc").unwrap(), b"a\nb\nc");
+        assert_eq!(rewrite(original, &d, "a\nb\n").unwrap(), b"a\nb\n");
+        let original = b"a\r\nb\r\n";
+        let d = decode(original, None);
+        assert_eq!(rewrite(original, &d, "a\r\nb").unwrap(), b"a\r\nb");
+        assert_eq!(rewrite(original, &d, "").unwrap(), b"");
+    }
+
+    #[test]
+    fn bom_kept_even_when_text_emptied() {
+        let original = b"\xEF\xBB\xBFx\n";
+        let d = decode(original, None);
+        assert_eq!(rewrite(original, &d, "").unwrap(), UTF8_BOM);
+    }
+
+    #[test]
+    fn unmappable_characters_are_named() {
+        let original = encoding_rs::SHIFT_JIS
+            .encode("日本語のテキストです。文字コードの判定を試験する。\n二行目\n")
+            .0
+            .into_owned();
+        let d = decode(&original, None);
+        assert_eq!(d.format.encoding, Enc::Legacy(encoding_rs::SHIFT_JIS));
+        let new_text = d.text.replace("二行目", "二行目 😀 é");
+        let err = rewrite(&original, &d, &new_text).unwrap_err();
+        assert!(
+            err.message.contains("'😀' (U+1F600) on line 2"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("'é' (U+00E9) on line 2"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("Shift_JIS cannot represent"),
+            "{}",
+            err.message
+        );
+        let err = encode(
+            "a\n😀",
+            &TextFormat {
+                encoding: Enc::Legacy(encoding_rs::GBK),
+                ..TextFormat::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.message.contains("on line 2"), "{}", err.message);
+    }
+
+    #[test]
+    fn changed_line_holding_invalid_bytes_is_refused() {
+        let mut original = "déjà vu — über naïve\n".as_bytes().to_vec();
+        original.extend(b"bad \xFF byte\nlast\n");
+        let d = decode(&original, None);
+        assert_eq!(d.format.encoding, Enc::Utf8);
+        let kept = d.text.replace("last", "LAST");
+        let out = rewrite(&original, &d, &kept).unwrap();
+        assert_eq!(&out[..out.len() - 5], &original[..original.len() - 5]);
+        assert!(out.ends_with(b"LAST\n"));
+        let touched = d.text.replace("bad", "good");
+        let err = rewrite(&original, &d, &touched).unwrap_err();
+        assert!(err.message.contains("line(s) 2"), "{}", err.message);
+        let dropped = d.text.replace("bad \u{FFFD} byte", "fixed");
+        assert!(
+            rewrite(&original, &d, &dropped)
+                .unwrap()
+                .ends_with(b"fixed\nlast\n")
+        );
+    }
+
+    #[test]
+    fn changed_decoded_text_is_refused_and_format_change_converts() {
+        let original = b"a\r\nb\r\n";
+        let mut d = decode(original, None);
+        d.text = "x\n".into();
+        let err = rewrite(original, &d, "x\n").unwrap_err();
+        assert!(
+            err.message.contains("decode the file again"),
+            "{}",
+            err.message
+        );
+        let mut d = decode(original, None);
+        d.format.final_newline = false;
+        assert_eq!(rewrite(original, &d, &d.text.clone()).unwrap(), original);
+        d.format.line_ending = LineEnding::Lf;
+        assert_eq!(rewrite(original, &d, &d.text.clone()).unwrap(), b"a\nb\n");
+        assert!(rewrite(b"a\r\nb", &decode(original, None), "a").is_err());
+    }
+
+    #[test]
+    fn encode_writes_bom_and_endings() {
+        let format = TextFormat {
+            encoding: Enc::Utf16Be,
+            bom: true,
+            line_ending: LineEnding::CrLf,
+            final_newline: true,
+        };
+        assert_eq!(
+            encode("a\nb\r\n", &format).unwrap(),
+            [0xFE, 0xFF, 0, b'a', 0, 13, 0, 10, 0, b'b', 0, 13, 0, 10]
+        );
+        let format = TextFormat {
+            encoding: Enc::Utf16Le,
+            bom: false,
+            ..TextFormat::default()
+        };
+        assert_eq!(encode("😀", &format).unwrap(), [0x3D, 0xD8, 0x00, 0xDE]);
+        let format = TextFormat {
+            encoding: Enc::Legacy(encoding_rs::GBK),
+            bom: true,
+            ..TextFormat::default()
+        };
+        assert_eq!(encode("中\n", &format).unwrap(), b"\xEF\xBB\xBF\xD6\xD0\n");
+    }
+
+    #[test]
+    fn enc_canonical_forms() {
+        assert_eq!(Enc::from_encoding(encoding_rs::UTF_8), Enc::Utf8);
+        assert_eq!(Enc::from_encoding(encoding_rs::REPLACEMENT), Enc::Utf8);
+        assert_eq!(Enc::from_encoding(encoding_rs::UTF_16BE), Enc::Utf16Be);
+        assert_eq!(Enc::Legacy(encoding_rs::UTF_16LE).canon(), Enc::Utf16Le);
+        assert_eq!(Enc::Legacy(encoding_rs::GBK).to_string(), "GBK");
+    }
+
+    #[test]
+    fn decode_as_recognises_only_its_own_bom() {
+        let d = decode_as(b"\xEF\xBB\xBFab", Enc::Legacy(encoding_rs::WINDOWS_1252));
+        assert!(d.format.bom);
+        assert_eq!(d.text, "ab");
+        let d = decode_as(b"\xFF\xFEab", Enc::Legacy(encoding_rs::WINDOWS_1252));
+        assert!(!d.format.bom);
+        assert_eq!(d.text, "ÿþab");
+    }
+
+    #[test]
+    fn iso_2022_jp_state_across_lines_is_one_piece() {
+        let jis = Enc::Legacy(encoding_rs::ISO_2022_JP);
+        // JIS X 0208 mode opened on line 1 and still on at line 2 (not RFC 1468, but seen).
+        let original = b"\x1b$B$3\n$s\x1b(B\nok\n";
+        let d = decode_as(original, jis);
+        assert!(d.origin.spans.is_none());
+        assert_eq!(rewrite(original, &d, &d.text).unwrap(), original);
+        let well_formed = b"\x1b$B$3$s\x1b(B\nok\n";
+        let d = decode_as(well_formed, jis);
+        assert!(d.origin.spans.is_some() && d.lossless);
+        let out = rewrite(well_formed, &d, &d.text.replace("ok", "OK")).unwrap();
+        assert_eq!(out, b"\x1b$B$3$s\x1b(B\nOK\n");
+    }
+
+    #[test]
+    fn new_file_rules_with_injected_platform() {
+        use DefaultEncoding::*;
+        let gbk_windows = Platform::Windows {
+            ansi_code_page: 936,
+        };
+        let utf8_windows = Platform::Windows {
+            ansi_code_page: Platform::UTF8_CODE_PAGE,
+        };
+        let f = |path, default, platform| {
+            let format = for_new_file(path, default, platform);
+            (format.bom, format.line_ending)
+        };
+        use LineEnding::{CrLf, Lf};
+        // Unix: never an adjustment.
+        assert_eq!(f("run.bat", Unset, Platform::Unix), (false, Lf));
+        assert_eq!(f("x.ps1", Unset, Platform::Unix), (false, Lf));
+        assert_eq!(f("x.ps1", Utf8Bom, Platform::Unix), (true, Lf));
+        // Windows: CRLF for batch files whatever the setting.
+        assert_eq!(f("dir\\RUN.BAT", Unset, gbk_windows), (false, CrLf));
+        assert_eq!(f("a/b/run.cmd", Utf8, utf8_windows), (false, CrLf));
+        assert_eq!(f("run.cmd", Utf8Bom, gbk_windows), (true, CrLf));
+        // Windows: BOM for PowerShell only when unset and the code page is not UTF-8.
+        assert_eq!(f("C:\\s\\x.PS1", Unset, gbk_windows), (true, Lf));
+        assert_eq!(f("x.ps1", Unset, utf8_windows), (false, Lf));
+        assert_eq!(f("x.ps1", Utf8, gbk_windows), (false, Lf));
+        assert_eq!(f("x.txt", Unset, gbk_windows), (false, Lf));
+        assert_eq!(f("x.txt", Utf8Bom, gbk_windows), (true, Lf));
+        assert_eq!(f("bat", Unset, gbk_windows), (false, Lf));
+        assert_eq!(for_new_file("x.rs", Unset, gbk_windows).encoding, Enc::Utf8);
+        assert_eq!(
+            Platform::host(936),
+            if cfg!(windows) {
+                gbk_windows
+            } else {
+                Platform::Unix
+            }
+        );
+        // And encode applies them.
+        let bat = for_new_file("go.bat", Unset, gbk_windows);
+        assert_eq!(
+            encode("@echo off\necho hi\n", &bat).unwrap(),
+            b"@echo off\r\necho hi\r\n"
+        );
+        let ps1 = for_new_file("go.ps1", Unset, gbk_windows);
+        assert_eq!(encode("Write-Host 你好", &ps1).unwrap()[..3], *UTF8_BOM);
+    }
+
+    #[test]
+    fn default_encoding_setting() {
+        assert_eq!(
+            DefaultEncoding::parse(None).unwrap(),
+            DefaultEncoding::Unset
+        );
+        assert_eq!(
+            DefaultEncoding::parse(Some("UTF-8")).unwrap(),
+            DefaultEncoding::Utf8
+        );
+        assert_eq!(
+            DefaultEncoding::parse(Some("utf-8-bom")).unwrap(),
+            DefaultEncoding::Utf8Bom
+        );
+        let err = DefaultEncoding::parse(Some("latin1")).unwrap_err();
+        assert!(err.message.contains("\"latin1\""), "{}", err.message);
+    }
+
+    #[test]
+    fn line_ending_of_text() {
+        assert_eq!(line_ending_of("a\r\nb\r\nc\n"), Some(LineEnding::CrLf));
+        assert_eq!(line_ending_of("a\nb"), Some(LineEnding::Lf));
+        assert_eq!(line_ending_of("ab"), None);
+    }
+}
