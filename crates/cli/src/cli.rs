@@ -53,6 +53,12 @@ pub enum Profile {
     /// coder: info, read-file, search, update-file, create-file, delete-file, move,
     /// list-folder, tree, confined to the allowed roots.
     Coder,
+    /// qwen: list_directory, read_file, notebook_edit, write_file, glob, grep_search, edit.
+    Qwen,
+    /// picoclaw: read_file, write_file, edit_file, append_file, list_dir, search_files.
+    Picoclaw,
+    /// sgpt: read_files, diff, replace, exec_shell, search_lores, agent.
+    Sgpt,
 }
 
 /// Whether paths are confined.

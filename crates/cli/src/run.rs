@@ -7,7 +7,10 @@ use anyhow::Context as _;
 use std::path::Path;
 use std::sync::Arc;
 
-use fsgate_core::{CoderConfig, Config, Content, Options, Profile as CoreProfile, Workspace};
+use fsgate_core::{
+    CoderConfig, Config, Content, Options, PicoclawConfig, Profile as CoreProfile, QwenConfig,
+    SgptConfig, Workspace,
+};
 use serde_json::{Value, json};
 
 use crate::cli::{Cli, Command, JailMode, Profile, WorkspaceArgs};
@@ -134,6 +137,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             let checked = match profile.unwrap_or(if yaml { Profile::Coder } else { Profile::Gg }) {
                 Profile::Gg => Config::load(&file).map(drop),
                 Profile::Coder => CoderConfig::load(&file).map(drop),
+                Profile::Qwen => QwenConfig::load(&file).map(drop),
+                Profile::Picoclaw => PicoclawConfig::load(&file).map(drop),
+                Profile::Sgpt => SgptConfig::load(&file).map(drop),
             };
             match checked {
                 Ok(()) => {
@@ -149,7 +155,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
 /// Opens the workspace the options describe; the error is a message for stderr.
 fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     let mut options = Options::new(".");
-    options.roots = if args.roots.is_empty() && args.profile == Profile::Gg {
+    options.roots = if args.roots.is_empty() && args.profile != Profile::Coder {
         vec![
             std::env::current_dir()
                 .map_err(|e| format!("cannot determine the current directory: {e}"))?,
@@ -168,6 +174,24 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
             options.profile = CoreProfile::Coder;
             if let Some(path) = &args.config {
                 options.coder = CoderConfig::load(path).map_err(|e| e.to_string())?;
+            }
+        }
+        Profile::Qwen => {
+            options.profile = CoreProfile::Qwen;
+            if let Some(path) = &args.config {
+                options.qwen = QwenConfig::load(path).map_err(|e| e.to_string())?;
+            }
+        }
+        Profile::Picoclaw => {
+            options.profile = CoreProfile::Picoclaw;
+            if let Some(path) = &args.config {
+                options.picoclaw = PicoclawConfig::load(path).map_err(|e| e.to_string())?;
+            }
+        }
+        Profile::Sgpt => {
+            options.profile = CoreProfile::Sgpt;
+            if let Some(path) = &args.config {
+                options.sgpt = SgptConfig::load(path).map_err(|e| e.to_string())?;
             }
         }
     }

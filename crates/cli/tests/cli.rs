@@ -214,22 +214,55 @@ fn gg_with_jail_roots_confines_every_path_to_the_root() {
     std::fs::write(dir.path().join("out.txt"), "outside\n").unwrap();
     std::os::unix::fs::symlink(dir.path().join("out.txt"), ws.join("link.txt")).unwrap();
     let root = ws.to_str().unwrap();
-    let jailed = |args: &str| fsgate(&ws, &["call", "read_file", args, "--root", root, "--jail", "roots"]);
+    let jailed = |args: &str| {
+        fsgate(
+            &ws,
+            &["call", "read_file", args, "--root", root, "--jail", "roots"],
+        )
+    };
 
     let inside = jailed(r#"{"path": "in.txt"}"#);
-    assert_eq!((inside.status.code(), stdout(&inside).as_str()), (Some(0), "inside\n"));
-    for escape in [r#"{"path": "../out.txt"}"#, r#"{"path": "link.txt"}"#, r#"{"path": "/etc/hostname"}"#] {
+    assert_eq!(
+        (inside.status.code(), stdout(&inside).as_str()),
+        (Some(0), "inside\n")
+    );
+    for escape in [
+        r#"{"path": "../out.txt"}"#,
+        r#"{"path": "link.txt"}"#,
+        r#"{"path": "/etc/hostname"}"#,
+    ] {
         let out = jailed(escape);
         assert_eq!(out.status.code(), Some(1), "{escape}");
-        assert!(stdout(&out).starts_with("outside-root: "), "{escape}: {}", stdout(&out));
+        assert!(
+            stdout(&out).starts_with("outside-root: "),
+            "{escape}: {}",
+            stdout(&out)
+        );
     }
     let write = fsgate(
         &ws,
-        &["call", "write_file", r#"{"path": "../new.txt", "content": "x"}"#, "--root", root, "--jail", "roots"],
+        &[
+            "call",
+            "write_file",
+            r#"{"path": "../new.txt", "content": "x"}"#,
+            "--root",
+            root,
+            "--jail",
+            "roots",
+        ],
     );
     assert_eq!(write.status.code(), Some(1));
     assert!(!dir.path().join("new.txt").exists());
     // Without the jail gg reaches the whole container, as its spec says.
-    let free = fsgate(&ws, &["call", "read_file", r#"{"path": "../out.txt"}"#, "--root", root]);
+    let free = fsgate(
+        &ws,
+        &[
+            "call",
+            "read_file",
+            r#"{"path": "../out.txt"}"#,
+            "--root",
+            root,
+        ],
+    );
     assert_eq!(stdout(&free), "outside\n");
 }

@@ -31,12 +31,18 @@ use serde_json::Value;
 
 pub use config::Config;
 pub use config::coder::CoderConfig;
+pub use config::picoclaw::PicoclawConfig;
+pub use config::qwen::QwenConfig;
+pub use config::sgpt::SgptConfig;
 pub use error::{ErrorKind, ToolError};
-pub use surface::{Content, Surface, ToolDef, ToolOutput};
+pub use surface::{CallContext, Content, Surface, ToolDef, ToolOutput};
 
 use access::{Access, Jail, JailConfig};
 use surface::coder::Coder;
 use surface::gg::Gg;
+use surface::picoclaw::Picoclaw;
+use surface::qwen::Qwen;
+use surface::sgpt::Sgpt;
 
 /// The tool surfaces fsgate offers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,6 +54,14 @@ pub enum Profile {
     /// The coder worker (spec 001): info, read-file, search, update-file, create-file,
     /// delete-file, move, list-folder, tree, confined to a jail.
     Coder,
+    /// Qwen Code (spec 002): list_directory, read_file, notebook_edit, write_file, glob,
+    /// grep_search, edit.
+    Qwen,
+    /// PicoClaw (spec 003): read_file, write_file, edit_file, append_file, list_dir,
+    /// search_files.
+    Picoclaw,
+    /// sgpt (spec 004): read_files, diff, replace, exec_shell, search_lores, agent.
+    Sgpt,
 }
 
 /// What a workspace is opened with.
@@ -62,6 +76,12 @@ pub struct Options {
     pub config: Config,
     /// The coder profile's configuration. By default [`CoderConfig::default`].
     pub coder: CoderConfig,
+    /// The qwen profile's configuration.
+    pub qwen: QwenConfig,
+    /// The picoclaw profile's configuration.
+    pub picoclaw: PicoclawConfig,
+    /// The sgpt profile's configuration.
+    pub sgpt: SgptConfig,
     /// gg: confine every path to the roots (as the coder profile does). By default `false`.
     pub jail: bool,
     /// gg: restrict the tools to this agent's allowlist. By default none.
@@ -78,6 +98,9 @@ impl Options {
             profile: Profile::Gg,
             config: Config::default(),
             coder: CoderConfig::default(),
+            qwen: QwenConfig::default(),
+            picoclaw: PicoclawConfig::default(),
+            sgpt: SgptConfig::default(),
             jail: false,
             agent: None,
             no_vision: false,
@@ -165,6 +188,21 @@ impl Workspace {
                 })?;
                 (access, Box::new(Coder::new(options.coder.clone())))
             }
+            Profile::Qwen | Profile::Picoclaw | Profile::Sgpt => {
+                if options.roots.is_empty() {
+                    return Err(OpenError::NoRoot);
+                }
+                let access = jailed(JailConfig {
+                    roots: options.roots.clone(),
+                    ..JailConfig::default()
+                })?;
+                let surface: Box<dyn Surface> = match options.profile {
+                    Profile::Qwen => Box::new(Qwen::new(options.qwen.clone())),
+                    Profile::Picoclaw => Box::new(Picoclaw::new(options.picoclaw.clone())),
+                    _ => Box::new(Sgpt::new(options.sgpt.clone())),
+                };
+                (access, surface)
+            }
         };
         Ok(Workspace {
             access,
@@ -203,8 +241,18 @@ impl Workspace {
     /// Calls tool `name` with JSON `args`. A failed call is an `Ok` output with `is_error` set;
     /// only a name the profile does not know at all is an `Err`.
     pub fn call(&self, name: &str, args: Value) -> Result<ToolOutput, UnknownTool> {
+        self.call_with(name, args, &CallContext::default())
+    }
+
+    /// [`Workspace::call`] with a context the caller can cancel.
+    pub fn call_with(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Result<ToolOutput, UnknownTool> {
         self.surface
-            .call(&self.access, name, args)
+            .call(&self.access, name, args, ctx)
             .ok_or_else(|| UnknownTool {
                 name: name.to_string(),
                 available: self.tools().iter().map(|t| t.name.to_string()).collect(),

@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use base64::Engine as _;
-use fsgate_core::{Content, ToolDef, ToolOutput, Workspace};
+use fsgate_core::{CallContext, Content, ToolDef, ToolOutput, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -132,7 +132,7 @@ impl ServerHandler for FsgateServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let args = request
@@ -140,9 +140,19 @@ impl ServerHandler for FsgateServer {
             .map_or(serde_json::Value::Null, serde_json::Value::Object);
         let workspace = Arc::clone(&self.workspace);
         let span_name = name.clone();
-        let outcome = tokio::task::spawn_blocking(move || workspace.call(&name, args))
+        // A cancelled request sets the flag the engine checks during long work.
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ctx = CallContext::with_flag(Arc::clone(&flag));
+        let token = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            token.cancelled().await;
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let outcome = tokio::task::spawn_blocking(move || workspace.call_with(&name, args, &ctx))
             .await
-            .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None))?;
+            .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));
+        watcher.abort();
+        let outcome = outcome?;
         match outcome {
             Ok(output) => {
                 tracing::debug!(tool = %span_name, is_error = output.is_error, "call");

@@ -247,7 +247,9 @@ pub fn remove(place: Place<'_>, recursive: bool) -> io::Result<bool> {
         Place::Ambient(p) if meta.is_dir && recursive => std::fs::remove_dir_all(p)?,
         Place::Ambient(p) if meta.is_dir => std::fs::remove_dir(p)?,
         Place::Ambient(p) => std::fs::remove_file(p)?,
-        Place::Beneath(dir, rel) if meta.is_dir && recursive => dir.remove_dir_all(Place::rel(rel))?,
+        Place::Beneath(dir, rel) if meta.is_dir && recursive => {
+            dir.remove_dir_all(Place::rel(rel))?
+        }
         Place::Beneath(dir, rel) if meta.is_dir => dir.remove_dir(Place::rel(rel))?,
         Place::Beneath(dir, rel) => dir.remove_file(Place::rel(rel))?,
     }
@@ -266,8 +268,14 @@ pub fn rename(from: Place<'_>, to: Place<'_>, replace: bool) -> io::Result<()> {
     } else {
         rustix::fs::RenameFlags::NOREPLACE
     };
-    rustix::fs::renameat_with(&from_dir, from_name.as_os_str(), &to_dir, to_name.as_os_str(), flags)
-        .map_err(io::Error::from)
+    rustix::fs::renameat_with(
+        &from_dir,
+        from_name.as_os_str(),
+        &to_dir,
+        to_name.as_os_str(),
+        flags,
+    )
+    .map_err(io::Error::from)
 }
 
 /// The opened parent directory of `place` and its last component.

@@ -171,7 +171,8 @@ impl Access {
     /// directory.
     pub fn resolve_entry(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
         let given = Path::new(raw);
-        let (Some(jail), Some(name), Some(parent)) = (&self.jail, given.file_name(), given.parent())
+        let (Some(jail), Some(name), Some(parent)) =
+            (&self.jail, given.file_name(), given.parent())
         else {
             return self.resolve_at(raw, base);
         };
@@ -330,7 +331,8 @@ impl Access {
             Err(e) => return Err(ToolError::from_io(&e, "remove", &target.shown)),
         };
         if meta.is_dir {
-            let entries = fs::read_dir(place).map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
+            let entries =
+                fs::read_dir(place).map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
             if !entries.is_empty() && !recursive {
                 return Err(ToolError::invalid(format!(
                     "{} is a directory holding {}; pass recursive: true to remove it with \

@@ -22,6 +22,9 @@ use std::fmt;
 use std::path::Path;
 
 pub mod coder;
+pub mod picoclaw;
+pub mod qwen;
+pub mod sgpt;
 
 use toml::{Table, Value};
 

@@ -4,6 +4,9 @@
 pub mod args;
 pub mod coder;
 pub mod gg;
+pub mod picoclaw;
+pub mod qwen;
+pub mod sgpt;
 
 use serde_json::Value;
 
@@ -99,7 +102,14 @@ pub trait Surface: Send + Sync {
     fn tools(&self) -> Vec<ToolDef>;
 
     /// Calls `name` with `args`; `None` when the profile has no tool of that name at all.
-    fn call(&self, access: &Access, name: &str, args: Value) -> Option<ToolOutput>;
+    /// Long work checks `ctx` and stops when the caller cancelled.
+    fn call(
+        &self,
+        access: &Access,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Option<ToolOutput>;
 
     /// The system-prompt fragment describing the tools under this configuration.
     fn prompt(&self) -> String;
@@ -108,6 +118,24 @@ pub trait Surface: Send + Sync {
     fn reload(&self, path: &std::path::Path) -> Reload {
         let _ = path;
         Reload::Unsupported
+    }
+}
+
+/// What a call carries besides its arguments: whether its caller has given up on it.
+#[derive(Clone, Debug, Default)]
+pub struct CallContext {
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CallContext {
+    /// A context that is cancelled when `flag` is set.
+    pub fn with_flag(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        CallContext { cancelled: flag }
+    }
+
+    /// Whether the caller cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Reload, Surface, ToolDef, ToolOutput};
+use super::{CallContext, Reload, Surface, ToolDef, ToolOutput};
 use crate::access::{Access, Resolved};
 use crate::config::coder::{CoderConfig, CoderLimits};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -314,7 +314,13 @@ impl Surface for Coder {
             .collect()
     }
 
-    fn call(&self, access: &Access, name: &str, args: Value) -> Option<ToolOutput> {
+    fn call(
+        &self,
+        access: &Access,
+        name: &str,
+        args: Value,
+        _ctx: &CallContext,
+    ) -> Option<ToolOutput> {
         TOOLS.iter().find(|t| t.name == name)?;
         Some(match self.dispatch(access, name, args) {
             Ok(value) => ToolOutput::json(value, false),

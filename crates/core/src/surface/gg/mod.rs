@@ -13,7 +13,7 @@ mod writes;
 use serde_json::Value;
 
 use super::args::Args;
-use super::{Surface, ToolDef, ToolOutput};
+use super::{CallContext, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::{Capability, Config, ReadMode, all_tools};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -189,7 +189,13 @@ impl Surface for Gg {
             .collect()
     }
 
-    fn call(&self, access: &Access, name: &str, args: Value) -> Option<ToolOutput> {
+    fn call(
+        &self,
+        access: &Access,
+        name: &str,
+        args: Value,
+        _ctx: &CallContext,
+    ) -> Option<ToolOutput> {
         let tool = all_tools().find(|t| *t == name)?;
         if !self.offers(tool) {
             let err = ToolError::new(
