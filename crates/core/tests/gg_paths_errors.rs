@@ -133,7 +133,7 @@ fn unknown_argument_names_are_invalid_argument() {
         (
             "write_file",
             json!({"path": "b.txt", "content": "x", "mode": 1, "append": true}),
-            "invalid-argument: write_file has no arguments append, mode; its arguments are path, \
+            "invalid-argument: write_file has no arguments mode, append; its arguments are path, \
              content",
         ),
         (

@@ -3,11 +3,17 @@
 
 pub mod edit;
 pub mod find;
+pub mod glob;
 pub mod image;
 pub mod list;
+pub mod lore;
+pub mod notebook;
 pub mod patch;
 pub mod read;
+pub mod replace;
 pub mod search;
+pub mod shell;
+pub mod syntax;
 pub mod tree;
 pub mod update;
 pub mod write;

@@ -3,3 +3,4 @@
 pub mod encoding;
 pub mod lines;
 pub mod matcher;
+pub mod redact;

@@ -1,0 +1,1 @@
+//! Finding files by glob pattern under a directory.

@@ -1,0 +1,1 @@
+//! The V4A patch format Codex-trained models emit: parsing and applying.

@@ -1,0 +1,1 @@
+//! Sequential exact search/replace patches.

@@ -1,0 +1,1 @@
+//! Running a shell command with a timeout, a process-group kill, and an output cap.

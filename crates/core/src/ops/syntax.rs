@@ -1,0 +1,1 @@
+//! An advisory, best-effort syntax check of written files.

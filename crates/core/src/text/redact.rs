@@ -1,0 +1,1 @@
+//! Credential redaction: well-known token formats and long high-entropy strings replaced before text reaches a model.
