@@ -385,6 +385,257 @@ fn set_len(cut: &mut Option<Cut>, len: u64) {
     }
 }
 
+/// A window of whole lines for [`stream_lines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineWindow {
+    /// The first line offered (1-based).
+    pub first: u64,
+    /// The last line offered (inclusive, at least `first`); `None` goes on to the end of the
+    /// file.
+    pub last: Option<u64>,
+    /// Once the window is complete, how many more bytes the stream may read looking for the
+    /// file's end (to learn its line count). Past them it stops: the rest of a large file is
+    /// never read.
+    pub tail: u64,
+}
+
+/// Where [`stream_lines`] delivers the window's lines, and how much it still takes.
+pub trait LineSink {
+    /// The longest line (its ending included) still worth reading whole; a longer line ends
+    /// the window without being held in memory.
+    fn room(&self) -> usize;
+    /// Offers line `number` (its ending included, bytes as on disk). Returns whether it was
+    /// taken; a line not taken ends the window.
+    fn take(&mut self, number: u64, line: &[u8]) -> bool;
+}
+
+/// How a [`stream_lines`] read ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinesRead {
+    /// Lines the sink took.
+    pub taken: u64,
+    /// How many lines the file has, when the stream reached its end: before or inside the
+    /// window, or within the tail after it. `None` when the read stopped earlier, and always
+    /// when the window was cut.
+    pub total: Option<u64>,
+    /// Whether the file goes on past the last line taken.
+    pub more: bool,
+    /// Whether the window was cut: a line was longer than the sink's room or not taken.
+    pub cut: bool,
+}
+
+/// Streams lines `window.first..=window.last` of `reader` to `sink`, one whole line at a time,
+/// through one fixed buffer: lines before the window are counted and skipped, no line longer
+/// than the sink's room is held, and once the window is complete at most `window.tail` more
+/// bytes are read. A line is a segment ended by `\n` or by the end of the file, so a final
+/// newline does not make an empty last line.
+pub fn stream_lines<R: Read, S: LineSink + ?Sized>(
+    reader: &mut R,
+    window: LineWindow,
+    sink: &mut S,
+) -> io::Result<LinesRead> {
+    stream_lines_through(reader, window, sink, BUF_LEN)
+}
+
+/// Where [`stream_lines`] is relative to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Before the window: counting lines.
+    Skip,
+    /// Inside the window: gathering the current line.
+    Collect,
+    /// After a complete window: counting lines while the tail lasts.
+    Tail,
+}
+
+fn stream_lines_through<R: Read, S: LineSink + ?Sized>(
+    reader: &mut R,
+    window: LineWindow,
+    sink: &mut S,
+    buf_len: usize,
+) -> io::Result<LinesRead> {
+    let first = window.first;
+    if first == 0 || window.last.is_some_and(|last| last < first) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a line window is 1-based and its last line is not before its first",
+        ));
+    }
+    let mut buf = vec![0u8; buf_len.max(1)];
+    // Lines ended by a newline so far.
+    let mut newlines: u64 = 0;
+    // The last byte counted outside the window (skip and tail), to tell an unterminated line.
+    let mut last_byte: Option<u8> = None;
+    let mut line: Vec<u8> = Vec::new();
+    let mut taken: u64 = 0;
+    let mut tail_read: u64 = 0;
+    let mut stage = if first > 1 {
+        Stage::Skip
+    } else {
+        Stage::Collect
+    };
+    let cut = |taken| LinesRead {
+        taken,
+        total: None,
+        more: true,
+        cut: true,
+    };
+
+    loop {
+        let filled = fill(reader, &mut buf, 1)?;
+        if filled == 0 {
+            break;
+        }
+        let chunk = &buf[..filled];
+        let mut pos = 0;
+        while pos < chunk.len() {
+            let rest = &chunk[pos..];
+            match stage {
+                Stage::Skip => {
+                    last_byte = rest.last().copied();
+                    let mut next = chunk.len();
+                    for i in memchr::memchr_iter(b'\n', rest) {
+                        newlines += 1;
+                        if newlines + 1 == first {
+                            next = pos + i + 1;
+                            stage = Stage::Collect;
+                            break;
+                        }
+                    }
+                    pos = next;
+                }
+                Stage::Collect => {
+                    let newline = memchr::memchr(b'\n', rest);
+                    let len = newline.map_or(rest.len(), |i| i + 1);
+                    if line.len() + len > sink.room() {
+                        return Ok(cut(taken));
+                    }
+                    line.extend_from_slice(&rest[..len]);
+                    pos += len;
+                    if newline.is_some() {
+                        newlines += 1;
+                        if !sink.take(newlines, &line) {
+                            return Ok(cut(taken));
+                        }
+                        taken += 1;
+                        line.clear();
+                        if window.last == Some(newlines) {
+                            stage = Stage::Tail;
+                            last_byte = None;
+                        }
+                    }
+                }
+                Stage::Tail => {
+                    last_byte = rest.last().copied();
+                    newlines += memchr::memchr_iter(b'\n', rest).count() as u64;
+                    tail_read += rest.len() as u64;
+                    pos = chunk.len();
+                    if tail_read > window.tail {
+                        return Ok(LinesRead {
+                            taken,
+                            total: None,
+                            more: true,
+                            cut: false,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    let unterminated = u64::from(last_byte.is_some_and(|b| b != b'\n'));
+    Ok(match stage {
+        Stage::Skip => LinesRead {
+            taken,
+            total: Some(newlines + unterminated),
+            more: false,
+            cut: false,
+        },
+        Stage::Collect if line.is_empty() => LinesRead {
+            taken,
+            total: Some(newlines),
+            more: false,
+            cut: false,
+        },
+        Stage::Collect => {
+            // The file's own unterminated last line.
+            if !sink.take(newlines + 1, &line) {
+                return Ok(cut(taken));
+            }
+            LinesRead {
+                taken: taken + 1,
+                total: Some(newlines + 1),
+                more: false,
+                cut: false,
+            }
+        }
+        Stage::Tail => LinesRead {
+            taken,
+            total: Some(newlines + unterminated),
+            more: tail_read > 0,
+            cut: false,
+        },
+    })
+}
+
+/// What [`scan`] found in a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// How many lines it has (a final newline does not make an empty last line).
+    pub lines: u64,
+    /// Whether it is valid UTF-8.
+    pub utf8: bool,
+}
+
+/// Counts the lines of `reader` and checks that it is UTF-8, streaming through one buffer and
+/// reading at most `limit` bytes; `None` when it holds more than that.
+pub fn scan<R: Read>(reader: &mut R, limit: u64) -> io::Result<Option<Scan>> {
+    scan_through(reader, limit, BUF_LEN)
+}
+
+fn scan_through<R: Read>(reader: &mut R, limit: u64, buf_len: usize) -> io::Result<Option<Scan>> {
+    // Room in front for the up to three bytes of a character split between two reads.
+    let mut buf = vec![0u8; buf_len.max(1) + 3];
+    let mut carry = 0usize;
+    let mut seen: u64 = 0;
+    let mut newlines: u64 = 0;
+    let mut last_byte: Option<u8> = None;
+    let mut utf8 = true;
+    loop {
+        let filled = fill(reader, &mut buf[carry..], 1)?;
+        if filled == 0 {
+            break;
+        }
+        seen += filled as u64;
+        if seen > limit {
+            return Ok(None);
+        }
+        let fresh = &buf[carry..carry + filled];
+        newlines += memchr::memchr_iter(b'\n', fresh).count() as u64;
+        last_byte = fresh.last().copied();
+        let held = carry + filled;
+        carry = 0;
+        if utf8 && let Err(e) = std::str::from_utf8(&buf[..held]) {
+            match e.error_len() {
+                Some(_) => utf8 = false,
+                None => {
+                    let valid = e.valid_up_to();
+                    buf.copy_within(valid..held, 0);
+                    carry = held - valid;
+                }
+            }
+        }
+    }
+    if carry > 0 {
+        utf8 = false;
+    }
+    let unterminated = u64::from(last_byte.is_some_and(|b| b != b'\n'));
+    Ok(Some(Scan {
+        lines: newlines + unterminated,
+        utf8,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,6 +740,210 @@ mod tests {
             let expected = reference(text.as_bytes(), &options);
             let got = streamed(text.as_bytes(), &options, buf_len);
             prop_assert_eq!(got, expected);
+        }
+    }
+    /// A sink that takes lines while they fit a byte budget, as the coder profile's does.
+    struct Budget {
+        budget: usize,
+        out: Vec<u8>,
+        numbers: Vec<u64>,
+    }
+
+    impl LineSink for Budget {
+        fn room(&self) -> usize {
+            self.budget - self.out.len()
+        }
+
+        fn take(&mut self, number: u64, line: &[u8]) -> bool {
+            if self.out.len() + line.len() > self.budget {
+                return false;
+            }
+            self.out.extend_from_slice(line);
+            self.numbers.push(number);
+            true
+        }
+    }
+
+    fn lines_reference(
+        bytes: &[u8],
+        window: LineWindow,
+        budget: usize,
+    ) -> (LinesRead, Vec<u8>, Vec<u64>) {
+        let lines: Vec<&[u8]> = if bytes.is_empty() {
+            Vec::new()
+        } else {
+            bytes.split_inclusive(|b| *b == b'\n').collect()
+        };
+        let total = lines.len() as u64;
+        let mut out = Vec::new();
+        let mut numbers = Vec::new();
+        if window.first > total {
+            let read = LinesRead {
+                taken: 0,
+                total: Some(total),
+                more: false,
+                cut: false,
+            };
+            return (read, out, numbers);
+        }
+        let end = window.last.map_or(total, |l| l.min(total));
+        for n in window.first..=end {
+            let line = lines[n as usize - 1];
+            if out.len() + line.len() > budget {
+                let read = LinesRead {
+                    taken: numbers.len() as u64,
+                    total: None,
+                    more: true,
+                    cut: true,
+                };
+                return (read, out, numbers);
+            }
+            out.extend_from_slice(line);
+            numbers.push(n);
+        }
+        let after: usize = lines[end as usize..].iter().map(|l| l.len()).sum();
+        let read = LinesRead {
+            taken: numbers.len() as u64,
+            total: (after as u64 <= window.tail).then_some(total),
+            more: end < total,
+            cut: false,
+        };
+        (read, out, numbers)
+    }
+
+    #[test]
+    fn a_line_window_stops_after_its_tail_and_counts_when_the_end_is_near() {
+        let text = b"a\nbb\nccc\ndddd\n";
+        let mut sink = Budget {
+            budget: 100,
+            out: Vec::new(),
+            numbers: Vec::new(),
+        };
+        let window = LineWindow {
+            first: 2,
+            last: Some(2),
+            tail: 4,
+        };
+        let got = stream_lines_through(&mut &text[..], window, &mut sink, 3).unwrap();
+        assert_eq!(sink.out, b"bb\n");
+        assert_eq!(sink.numbers, vec![2]);
+        assert_eq!(
+            got,
+            LinesRead {
+                taken: 1,
+                total: None,
+                more: true,
+                cut: false
+            }
+        );
+        let mut sink = Budget {
+            budget: 100,
+            out: Vec::new(),
+            numbers: Vec::new(),
+        };
+        let near = LineWindow { tail: 9, ..window };
+        let got = stream_lines_through(&mut &text[..], near, &mut sink, 3).unwrap();
+        assert_eq!(got.total, Some(4));
+    }
+
+    #[test]
+    fn a_line_longer_than_the_room_is_never_held() {
+        struct Tiny;
+        impl LineSink for Tiny {
+            fn room(&self) -> usize {
+                4
+            }
+            fn take(&mut self, _: u64, line: &[u8]) -> bool {
+                assert!(line.len() <= 4, "a line of {} bytes was held", line.len());
+                true
+            }
+        }
+        let text = [b"ab\n".to_vec(), b"x".repeat(1000)].concat();
+        let window = LineWindow {
+            first: 1,
+            last: None,
+            tail: 0,
+        };
+        let got = stream_lines_through(&mut &text[..], window, &mut Tiny, 8).unwrap();
+        assert_eq!(
+            got,
+            LinesRead {
+                taken: 1,
+                total: None,
+                more: true,
+                cut: true
+            }
+        );
+    }
+
+    #[test]
+    fn scan_counts_lines_and_checks_utf8_across_reads() {
+        let text = "é€\n😀x".as_bytes();
+        for buf_len in 1..8 {
+            let got = scan_through(&mut &text[..], 100, buf_len).unwrap();
+            assert_eq!(
+                got,
+                Some(Scan {
+                    lines: 2,
+                    utf8: true
+                }),
+                "buffer {buf_len}"
+            );
+        }
+        let bad = [b'a', 0xE2, 0x82, b'\n'];
+        let got = scan_through(&mut &bad[..], 100, 2).unwrap();
+        assert_eq!(
+            got,
+            Some(Scan {
+                lines: 1,
+                utf8: false
+            })
+        );
+        let cut_short = [b'a', 0xE2, 0x82];
+        assert_eq!(
+            scan_through(&mut &cut_short[..], 100, 2).unwrap(),
+            Some(Scan {
+                lines: 1,
+                utf8: false
+            })
+        );
+        assert_eq!(scan_through(&mut &text[..], 5, 2).unwrap(), None);
+    }
+
+    proptest! {
+        #[test]
+        fn line_windows_through_any_buffer_match_the_reference(
+            lines in proptest::collection::vec("[a-cé\\r]{0,12}", 0..12),
+            final_newline in any::<bool>(),
+            first in 1u64..14,
+            span in proptest::option::of(0u64..14),
+            tail in 0u64..40,
+            budget in 0usize..60,
+            buf_len in 1usize..20,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let window = LineWindow { first, last: span.map(|s| first + s), tail };
+            let (expected, out, numbers) = lines_reference(text.as_bytes(), window, budget);
+            let mut sink = Budget { budget, out: Vec::new(), numbers: Vec::new() };
+            let got = stream_lines_through(&mut text.as_bytes(), window, &mut sink, buf_len).unwrap();
+            prop_assert_eq!(got, expected);
+            prop_assert_eq!(sink.out, out);
+            prop_assert_eq!(sink.numbers, numbers);
+        }
+
+        #[test]
+        fn scanning_through_any_buffer_matches_the_whole_file(
+            bytes in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'a'), Just(0xC3u8), Just(0xA9u8), Just(0xE2u8), Just(0x82u8), Just(0xACu8)], 0..40),
+            buf_len in 1usize..10,
+        ) {
+            let got = scan_through(&mut &bytes[..], 1000, buf_len).unwrap();
+            let newlines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+            let lines = newlines + u64::from(bytes.last().is_some_and(|b| *b != b'\n'));
+            let utf8 = std::str::from_utf8(&bytes).is_ok();
+            prop_assert_eq!(got, Some(Scan { lines, utf8 }));
         }
     }
 }

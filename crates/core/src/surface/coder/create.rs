@@ -73,10 +73,9 @@ fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64
                 "the parent directory of {} does not exist; pass parents: true to create it",
                 spec.path
             )),
-            io::ErrorKind::IsADirectory => ToolError::invalid(format!(
-                "{} is a directory; pass a file path",
-                spec.path
-            )),
+            io::ErrorKind::IsADirectory => {
+                ToolError::invalid(format!("{} is a directory; pass a file path", spec.path))
+            }
             _ => ToolError::from_io(&e, "write", &spec.path),
         })?;
     Ok(len)

@@ -6,15 +6,16 @@ use crate::error::{Result, ToolError};
 
 pub(super) fn call(ctx: &Ctx<'_>, input: DeleteFileInput) -> Result<DeleteFileOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
-    let results = input
-        .paths
-        .iter()
-        .map(|raw| {
-            let mut result = DeleteFileResult {
-                path: raw.clone(),
-                ..Default::default()
-            };
-            let outcome = ctx.access.resolve_entry(raw, base.as_ref()).and_then(|target| {
+    let results =
+        input
+            .paths
+            .iter()
+            .map(|raw| {
+                let mut result = DeleteFileResult {
+                    path: raw.clone(),
+                    ..Default::default()
+                };
+                let outcome = ctx.access.resolve_entry(raw, base.as_ref()).and_then(|target| {
                 result.path = canonical(&target);
                 if ctx.access.is_root(&target) {
                     return Err(ToolError::invalid(format!(
@@ -25,15 +26,15 @@ pub(super) fn call(ctx: &Ctx<'_>, input: DeleteFileInput) -> Result<DeleteFileOu
                 }
                 ctx.access.remove(&target, input.recursive)
             });
-            match outcome {
-                Ok(removed) => {
-                    result.removed = removed;
-                    result.success = true;
+                match outcome {
+                    Ok(removed) => {
+                        result.removed = removed;
+                        result.success = true;
+                    }
+                    Err(err) => result.error = Some(wire_error(&err)),
                 }
-                Err(err) => result.error = Some(wire_error(&err)),
-            }
-            result
-        })
-        .collect();
+                result
+            })
+            .collect();
     Ok(DeleteFileOutput { results })
 }

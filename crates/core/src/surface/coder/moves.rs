@@ -104,12 +104,12 @@ fn move_one(
                     "{} cannot be moved into itself ({}); choose a destination outside it",
                     spec.from, spec.to
                 )),
-                io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::IsADirectory => ToolError::invalid(
-                    format!(
+                io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::IsADirectory => {
+                    ToolError::invalid(format!(
                         "{} is a directory that cannot replace {}; choose another destination",
                         spec.from, spec.to
-                    ),
-                ),
+                    ))
+                }
                 _ => ToolError::from_io(&e, "move", &spec.from),
             });
     }
