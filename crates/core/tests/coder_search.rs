@@ -872,3 +872,20 @@ fn the_tool_schema_declares_the_spec_response_fields() {
     required.sort_unstable();
     assert_eq!(required, ["content_matches", "path_matches", "truncated"]);
 }
+
+#[test]
+fn a_cancelled_search_stops_and_says_it_is_truncated() {
+    let fx = Fx::new();
+    for i in 0..20 {
+        fx.write(&format!("d{i}/f.txt"), "needle\n");
+    }
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let ctx = fsgate_core::CallContext::with_flag(flag);
+    let out = fx
+        .ws
+        .call_with("search", json!({"query": "needle"}), &ctx)
+        .unwrap();
+    let value = out.structured.unwrap();
+    assert_eq!(value["truncated"], json!(true));
+    assert_eq!(value["content_matches"], json!([]));
+}

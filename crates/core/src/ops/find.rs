@@ -42,6 +42,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 use crate::access::{Access, EntryKind, Resolved};
 use crate::error::{Result, ToolError};
+use crate::surface::CallContext;
 
 /// What to look for and how much of it to return.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,8 +158,9 @@ impl Finder {
     }
 
     /// Searches `target`: a directory is walked, a file is searched alone. A target that does
-    /// not exist is not found.
-    pub fn run(&self, access: &Access, target: &Resolved) -> Result<Found> {
+    /// not exist is not found. A cancelled call stops the walk, with what was found so far
+    /// marked truncated.
+    pub fn run(&self, access: &Access, target: &Resolved, call: &CallContext) -> Result<Found> {
         let meta = access.metadata(target).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 ToolError::not_found(format!(
@@ -190,6 +192,10 @@ impl Finder {
             list(access, target).map_err(|e| ToolError::from_io(&e, "search", &target.shown))?;
         let mut stack = vec![root.into_iter()];
         while !run.finished() {
+            if call.is_cancelled() {
+                run.found.truncated = true;
+                break;
+            }
             let Some(top) = stack.last_mut() else { break };
             let Some(entry) = top.next() else {
                 stack.pop();

@@ -43,6 +43,8 @@ pub struct Coder {
 pub(crate) struct Ctx<'a> {
     pub access: &'a Access,
     pub limits: CoderLimits,
+    /// Whether the caller cancelled (long walks check it).
+    pub call: &'a CallContext,
 }
 
 impl Ctx<'_> {
@@ -254,10 +256,17 @@ impl Coder {
         }
     }
 
-    fn dispatch(&self, access: &Access, name: &str, args: Value) -> Result<Value> {
+    fn dispatch(
+        &self,
+        access: &Access,
+        name: &str,
+        args: Value,
+        call: &CallContext,
+    ) -> Result<Value> {
         let ctx = Ctx {
             access,
             limits: self.limits(),
+            call,
         };
         match name {
             "info" => respond(info::call(&ctx, decode(name, args)?)),
@@ -319,10 +328,10 @@ impl Surface for Coder {
         access: &Access,
         name: &str,
         args: Value,
-        _ctx: &CallContext,
+        ctx: &CallContext,
     ) -> Option<ToolOutput> {
         TOOLS.iter().find(|t| t.name == name)?;
-        Some(match self.dispatch(access, name, args) {
+        Some(match self.dispatch(access, name, args, ctx) {
             Ok(value) => ToolOutput::json(value, false),
             Err(err) => match serde_json::to_value(wire_error(&err)) {
                 Ok(value) => ToolOutput::json(value, true),

@@ -59,7 +59,7 @@ pub(super) fn call(ctx: &Ctx<'_>, input: SearchInput) -> Result<SearchOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
     let target = ctx.resolve(&input.path, base.as_ref())?;
     // Under the jail `target.path` is canonical, so every path the walk reports is too.
-    let found = finder.run(ctx.access, &target)?;
+    let found = finder.run(ctx.access, &target, ctx.call)?;
     Ok(SearchOutput {
         content_matches: found
             .lines
