@@ -40,7 +40,10 @@ pub fn config(ws: Arc<Workspace>, path: &Path) -> Option<notify::RecommendedWatc
     std::thread::spawn(move || {
         while let Ok(event) = rx.recv() {
             let Ok(event) = event else { continue };
-            if !event.paths.iter().any(|p| crate::run::same_file(p, &path)) {
+            // Only changes count: reading the file to reload it must not trigger a reload.
+            let changed =
+                event.kind.is_modify() || event.kind.is_create() || event.kind.is_remove();
+            if !changed || !event.paths.iter().any(|p| crate::run::same_file(p, &path)) {
                 continue;
             }
             // Let a burst of events (write, then rename) settle into one reload.

@@ -1,6 +1,6 @@
 //! Shared fixtures for the coder integration tests: a jailed coder workspace in a temporary
 //! directory, calls that assert success (validating the response against the spec's response
-//! schema, copied into `fixtures/coder_schemas/`) or failure (returning the C-code and message),
+//! schema, tests/e2e/coder_response_schemas.json) or failure (returning the C-code and message),
 //! and a small validator for the draft-07 subset those schemas use.
 
 #![allow(
@@ -10,7 +10,7 @@
     clippy::disallowed_methods
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fsgate_core::config::coder::CoderLimits;
 use fsgate_core::{CoderConfig, Options, Profile, Workspace};
@@ -131,12 +131,13 @@ impl Fx {
     }
 }
 
-/// The spec's response schema of `tool`.
+/// The spec's response schema of `tool` (the one copy, shared with the Python scenarios).
 pub fn schema(tool: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/coder_schemas")
-        .join(format!("{tool}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    let all: Value = serde_json::from_str(include_str!(
+        "../../../../tests/e2e/coder_response_schemas.json"
+    ))
+    .unwrap();
+    all[tool].clone()
 }
 
 /// Asserts `value` fits the spec's response schema of `tool`.

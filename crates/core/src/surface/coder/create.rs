@@ -17,12 +17,12 @@ pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOu
                 path: spec.path.clone(),
                 ..Default::default()
             };
-            match ctx
-                .resolve(&spec.path, base.as_ref())
-                .and_then(|target| create(ctx, &target, spec).map(|n| (target, n)))
-            {
-                Ok((target, written)) => {
-                    result.path = canonical(&target);
+            let outcome = ctx.resolve(&spec.path, base.as_ref()).and_then(|target| {
+                result.path = canonical(&target);
+                create(ctx, &target, spec)
+            });
+            match outcome {
+                Ok(written) => {
                     result.bytes_written = written;
                     result.success = true;
                 }

@@ -64,7 +64,7 @@ fn move_one(
     if from.path == to.path {
         return Ok(false);
     }
-    if access.is_root(&to) || access.metadata(&to).is_ok_and(|m| m.is_dir) && !from_meta.is_dir {
+    if access.is_root(&to) || access.metadata(&to).is_ok_and(|m| m.is_dir) {
         let name = from.path.file_name().unwrap_or_default().to_string_lossy();
         let corrected = Path::new(&spec.to).join(name.as_ref());
         return Err(ToolError::invalid(format!(
@@ -91,9 +91,29 @@ fn move_one(
     if exists && !spec.overwrite {
         return Err(already_exists(spec));
     }
-    ensure_parent(ctx, base, &to, spec)?;
     let same_root = matches!((from.inside(), to.inside()), (Some((a, _)), Some((b, _))) if a == b)
         || from.inside().is_none();
+    if from_meta.is_dir && to.path.starts_with(&from.path) {
+        return Err(ToolError::invalid(format!(
+            "{} cannot be moved into itself ({}); choose a destination outside it",
+            spec.from, spec.to
+        )));
+    }
+    if !same_root && from_meta.is_dir {
+        return Err(ToolError::invalid(format!(
+            "{} is a directory and {} is in another allowed root; directories do not move across \
+             roots — move its files one by one",
+            spec.from, spec.to
+        )));
+    }
+    if !same_root && !from_meta.is_file {
+        return Err(ToolError::invalid(format!(
+            "{} is not a regular file (a link or device), which does not move across roots",
+            spec.from
+        )));
+    }
+    // Only now, with every refusal decided, may the destination's folders be created.
+    ensure_parent(ctx, base, &to, spec)?;
     if same_root {
         return access
             .rename(&from, &to, spec.overwrite)
@@ -112,19 +132,6 @@ fn move_one(
                 }
                 _ => ToolError::from_io(&e, "move", &spec.from),
             });
-    }
-    if from_meta.is_dir {
-        return Err(ToolError::invalid(format!(
-            "{} is a directory and {} is in another allowed root; directories do not move across \
-             roots — move its files one by one",
-            spec.from, spec.to
-        )));
-    }
-    if !from_meta.is_file {
-        return Err(ToolError::invalid(format!(
-            "{} is not a regular file (a link or device), which does not move across roots",
-            spec.from
-        )));
     }
     access
         .copy_file(&from, &to, spec.overwrite)
