@@ -1,0 +1,85 @@
+//! replace: sequential exact search/replace patches ([`crate::ops::replace`]), every patch or
+//! nothing written.
+
+use std::io;
+
+use serde_json::{Value, json};
+
+use super::input::{Input, kind_of, opt_bool, opt_string};
+use super::{Answer, Ctx};
+use crate::access::WriteOptions;
+use crate::error::{Result, ToolError};
+use crate::ops::patch::unified;
+use crate::ops::replace::{self, Patch};
+
+const PATCH_KEYS: [&str; 3] = ["search", "replace", "replace_all"];
+
+pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
+    let input = Input::parse("replace", args, &["path", "patches"])?;
+    let raw = input.text("path")?;
+    let Some(objects) = input.objects("patches")? else {
+        return Err(ToolError::invalid(
+            "replace needs patches, an array of {search, replace, replace_all?} objects: \
+             {\"path\": \"f.txt\", \"patches\": [{\"search\": \"old\", \"replace\": \"new\"}]}",
+        ));
+    };
+    let mut patches = Vec::with_capacity(objects.len());
+    for (i, object) in objects.iter().enumerate() {
+        let at = format!("patches[{i}]");
+        let unknown: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !PATCH_KEYS.contains(k))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(ToolError::invalid(format!(
+                "{at} has no field {}; a patch's fields are search, replace, replace_all",
+                unknown.join(", ")
+            )));
+        }
+        let field = |key: &str| -> Result<String> {
+            opt_string(object, key, &at)?.ok_or_else(|| {
+                ToolError::invalid(format!(
+                    "{at} needs {key}, a string{}",
+                    match object.get(key) {
+                        Some(v) => format!(" (it is {})", kind_of(v)),
+                        None => String::new(),
+                    }
+                ))
+            })
+        };
+        patches.push(Patch {
+            search: field("search")?,
+            replace: field("replace")?,
+            replace_all: opt_bool(object, "replace_all", &at)?.unwrap_or(false),
+        });
+    }
+    let target = ctx.access.resolve(&raw)?;
+    let (original, _) = ctx.access.read_all(&target).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => ToolError::not_found(format!(
+            "{raw} does not exist, so there is nothing to replace in; check the path \
+             (exec_shell: ls), or create the file with a diff of added lines. Nothing was written."
+        )),
+        io::ErrorKind::IsADirectory => ToolError::invalid(format!(
+            "{raw} is a directory, not a file; replace edits one file"
+        )),
+        _ => ToolError::from_io(&e, "read", &raw),
+    })?;
+    let replaced = replace::apply(&original, &patches, &raw)?;
+    ctx.access
+        .write_atomic(
+            &target,
+            &replaced.bytes,
+            WriteOptions {
+                create_parents: false,
+                ..WriteOptions::default()
+            },
+        )
+        .map_err(|e| ToolError::from_io(&e, "write", &raw))?;
+    Answer::ok(json!({
+        "path": raw,
+        "patches_applied": replaced.patches_applied,
+        "replacements": replaced.replacements,
+        "diff": unified::render(&raw, &original, &replaced.bytes),
+    }))
+}
