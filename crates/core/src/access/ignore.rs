@@ -8,6 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use std::sync::Mutex;
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{IncrementalIgnore, Walk, WalkBuilder};
 
 use super::Access;
@@ -103,6 +104,129 @@ impl Access {
     }
 }
 
+/// The ignore files of a walk whose rule is not [`Access::sorted_walk`]'s: a profile's own
+/// choice of files (qwen honours `.gitignore`, `.qwenignore` and configured files, and lets a call
+/// switch `.gitignore` off). `.git` is never entered by a walk either way. By default nothing is
+/// ignored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IgnoreFiles {
+    /// `.gitignore` files (nested, negations included) and `.git/info/exclude`.
+    pub git: bool,
+    /// ripgrep's `.ignore` files.
+    pub dot_ignore: bool,
+    /// Further ignore-file names, read in every directory as `.gitignore` is. Later names take
+    /// precedence over earlier ones and over `.gitignore` (a negation in them can re-include).
+    pub names: Vec<String>,
+    /// Ignore files read once and anchored at the working directory, named relative to it
+    /// (Qwen's `.qwenignore` and `customIgnoreFiles`). A path any of them matches is ignored,
+    /// whatever the other files say. Missing files are skipped.
+    pub anchored: Vec<String>,
+}
+
+fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .parents(parents)
+        .ignore(files.dot_ignore)
+        .git_ignore(files.git)
+        .git_exclude(files.git)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false);
+    for name in &files.names {
+        builder.add_custom_ignore_filename(name);
+    }
+    builder
+}
+
+impl Access {
+    /// A walk of `root` under `files`, siblings in byte order of their names, descending at
+    /// most `max_depth` levels (`None`: no bound); `.git` is never entered. Which directories'
+    /// ignore files count is decided as for [`Access::sorted_walk`]. Dropping the iterator
+    /// stops the walk.
+    pub fn walk_with(&self, root: &Path, max_depth: Option<usize>, files: &IgnoreFiles) -> Walk {
+        let in_repo = in_repository(root);
+        let mut builder = builder_with(root, in_repo, files);
+        builder
+            .max_depth(max_depth)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        // As in sorted_walk: outside a repository, the ignore files between the working
+        // directory and a deeper root are asked through a matcher anchored at the former.
+        let between = match (self.relative_to_root(root).and_then(normalize), in_repo) {
+            (Some(rel), false) if !rel.as_os_str().is_empty() => {
+                builder_with(self.root(), false, files)
+                    .build_matchers()
+                    .into_iter()
+                    .next()
+                    .map(Mutex::new)
+            }
+            _ => None,
+        };
+        let anchored = self.anchored_ignore(files);
+        let top = self.root().to_path_buf();
+        builder.filter_entry(move |entry| {
+            if entry.file_name() == GIT_DIR {
+                return false;
+            }
+            if between.is_none() && anchored.is_none() {
+                return true;
+            }
+            let Some(rel) = entry.path().strip_prefix(&top).ok().and_then(normalize) else {
+                return true;
+            };
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if let Some(Ok(mut m)) = between.as_ref().map(Mutex::lock)
+                && m.matched(&rel, is_dir).is_ignore()
+            {
+                return false;
+            }
+            !anchored
+                .as_ref()
+                .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
+        });
+        builder.build()
+    }
+
+    /// Whether `files` exclude `path` (or one of its ancestors) from walks that start at the
+    /// working directory. Paths outside the working directory are never excluded. A path
+    /// inside `.git` is excluded when `files.git` is set.
+    pub fn is_ignored_by(&self, path: &Path, is_dir: bool, files: &IgnoreFiles) -> bool {
+        let Some(rel) = self.relative_to_root(path).and_then(normalize) else {
+            return false;
+        };
+        if rel.as_os_str().is_empty() {
+            return false;
+        }
+        if rel.components().any(|c| c.as_os_str() == GIT_DIR) {
+            return files.git;
+        }
+        let walked = builder_with(self.root(), in_repository(self.root()), files)
+            .build_matchers()
+            .into_iter()
+            .next()
+            .is_some_and(|mut m| m.matched(&rel, is_dir).is_ignore());
+        walked
+            || self
+                .anchored_ignore(files)
+                .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
+    }
+
+    /// The matcher of `files.anchored`, rooted at the working directory; `None` when there
+    /// are none (or none could be read).
+    fn anchored_ignore(&self, files: &IgnoreFiles) -> Option<Gitignore> {
+        if files.anchored.is_empty() {
+            return None;
+        }
+        let mut builder = GitignoreBuilder::new(self.root());
+        for name in &files.anchored {
+            // A missing or unreadable file adds nothing, as in Qwen Code.
+            let _ = builder.add(self.root().join(name));
+        }
+        builder.build().ok().filter(|g| !g.is_empty())
+    }
+}
+
 /// Lexically removes `.` and resolves `..` inside a root-relative path; `None` when `..` would
 /// climb above the root.
 fn normalize(rel: &Path) -> Option<PathBuf> {
@@ -175,5 +299,90 @@ mod tests {
         assert!(!access.is_ignored(&r.join("src"), true));
         assert!(!access.is_ignored(&r, true));
         assert!(!access.is_ignored(Path::new("/etc"), true));
+    }
+
+    fn names_with(root: &Path, files: &IgnoreFiles, from: &str) -> Vec<String> {
+        let access = Access::new(root).unwrap();
+        access
+            .walk_with(&access.root().join(from), None, files)
+            .filter_map(Result::ok)
+            .filter(|e| e.depth() > 0)
+            .map(|e| {
+                e.path()
+                    .strip_prefix(access.root())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walk_with_honours_named_and_anchored_files_and_git_switch() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        fs::write(root.join(".qwenignore"), "secret.txt\nsub/gen/\n").unwrap();
+        fs::write(root.join(".aiignore"), "notes.md\n").unwrap();
+        fs::write(root.join("sub/.extraignore"), "x.txt\n").unwrap();
+        for f in [
+            "a.log",
+            "secret.txt",
+            "notes.md",
+            "keep.rs",
+            "sub/x.txt",
+            "sub/y.txt",
+        ] {
+            fs::write(root.join(f), "x").unwrap();
+        }
+        fs::create_dir_all(root.join("sub/gen")).unwrap();
+        fs::write(root.join("sub/gen/z.rs"), "x").unwrap();
+        let files = IgnoreFiles {
+            git: true,
+            names: vec![".extraignore".into()],
+            anchored: vec![".qwenignore".into(), ".aiignore".into(), "missing".into()],
+            ..IgnoreFiles::default()
+        };
+        assert_eq!(
+            names_with(root, &files, "."),
+            [
+                ".aiignore",
+                ".gitignore",
+                ".qwenignore",
+                "keep.rs",
+                "sub",
+                "sub/.extraignore",
+                "sub/y.txt"
+            ]
+        );
+        // A deeper root still obeys the anchored files.
+        assert_eq!(
+            names_with(root, &files, "sub"),
+            ["sub/.extraignore", "sub/y.txt"]
+        );
+        let no_git = IgnoreFiles {
+            git: false,
+            ..files.clone()
+        };
+        assert!(names_with(root, &no_git, ".").contains(&"a.log".to_string()));
+        assert!(
+            !names_with(root, &no_git, ".")
+                .iter()
+                .any(|n| n.starts_with(".git/"))
+        );
+        // The existing walk is unchanged: it knows nothing of .qwenignore.
+        assert!(names(root).contains(&"secret.txt".to_string()));
+
+        let access = Access::new(root).unwrap();
+        let r = access.root().to_path_buf();
+        assert!(access.is_ignored_by(&r.join("secret.txt"), false, &files));
+        assert!(access.is_ignored_by(&r.join("sub/gen/z.rs"), false, &files));
+        assert!(access.is_ignored_by(&r.join("a.log"), false, &files));
+        assert!(!access.is_ignored_by(&r.join("a.log"), false, &no_git));
+        assert!(access.is_ignored_by(&r.join(".git"), true, &files));
+        assert!(!access.is_ignored_by(&r.join(".git"), true, &no_git));
+        assert!(!access.is_ignored_by(&r.join("keep.rs"), false, &files));
     }
 }

@@ -1,1 +1,292 @@
-//! Finding files by glob pattern under a directory.
+//! Finding files by glob pattern under a directory, and searching the files so found: the
+//! engines of qwen's `glob` and `grep_search`. Both walk under a profile's own ignore files
+//! ([`IgnoreFiles`]), never enter `.git`, and skip non-accessible files.
+//!
+//! [`glob`] matches a pattern against paths relative to the directory searched (`*` stays within
+//! one path component, `**` spans any number, braces and classes as in `globset`), and returns
+//! the matching files newest first. [`grep`] tries a regular expression (Rust syntax, as
+//! ripgrep's) against every line of every file, case-insensitively, in path order; files holding
+//! a NUL byte are binary and skipped; files with a UTF-16 BOM are searched as text.
+
+use std::cmp::Reverse;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use globset::GlobBuilder;
+use grep_matcher::LineTerminator;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::overrides::{Override, OverrideBuilder};
+
+use crate::access::ignore::IgnoreFiles;
+use crate::access::{Access, Resolved};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::lines;
+
+/// A file a glob matched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobHit {
+    /// The file's absolute path.
+    pub path: PathBuf,
+    /// Its modification time (the epoch when unknown).
+    pub modified: SystemTime,
+}
+
+/// How a glob matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobOptions {
+    /// Letters match regardless of case. By default `true` (as Qwen Code's glob).
+    pub case_insensitive: bool,
+}
+
+impl Default for GlobOptions {
+    fn default() -> Self {
+        GlobOptions {
+            case_insensitive: true,
+        }
+    }
+}
+
+/// The files under the directory `dir` whose path relative to it matches `pattern`, newest
+/// first (ties in path order). A pattern that names an existing file literally (`[id].tsx`)
+/// matches that file too. `cancelled` is asked between entries; a cancelled walk returns what
+/// it found so far.
+pub fn glob(
+    access: &Access,
+    dir: &Resolved,
+    pattern: &str,
+    ignore: &IgnoreFiles,
+    options: GlobOptions,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Vec<GlobHit>> {
+    let literal = pattern.trim_start_matches("./");
+    let matcher = GlobBuilder::new(literal)
+        .literal_separator(true)
+        .case_insensitive(options.case_insensitive)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| {
+            ToolError::invalid(format!(
+                "glob pattern {pattern:?} is not valid: {}; write it like \"*.py\" or \
+                 \"src/**/*.js\"",
+                e.kind()
+            ))
+        })?
+        .compile_matcher();
+    require_dir(access, dir)?;
+    let mut hits = Vec::new();
+    for entry in access.walk_with(&dir.path, None, ignore) {
+        if cancelled() {
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) || access.is_secret_path(entry.path()) {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(&dir.path) else {
+            continue;
+        };
+        let rel_text = rel.to_string_lossy();
+        if !matcher.is_match(rel) && rel_text != literal {
+            continue;
+        }
+        let modified = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        hits.push(GlobHit {
+            path: entry.into_path(),
+            modified,
+        });
+    }
+    hits.sort_by(|a, b| {
+        Reverse(a.modified)
+            .cmp(&Reverse(b.modified))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    Ok(hits)
+}
+
+/// Refuses a `dir` that does not exist or is not a directory.
+fn require_dir(access: &Access, dir: &Resolved) -> Result<()> {
+    match access.metadata(dir) {
+        Ok(meta) if meta.is_dir => Ok(()),
+        Ok(_) => Err(ToolError::invalid(format!(
+            "Path is not a directory: {}",
+            dir.shown
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ToolError::not_found(format!(
+            "Path does not exist: {}",
+            dir.shown
+        ))),
+        Err(e) => Err(ToolError::from_io(&e, "search", &dir.shown)),
+    }
+}
+
+/// One matching line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrepLine {
+    /// The file's absolute path.
+    pub path: PathBuf,
+    /// The 1-based line number.
+    pub line: u64,
+    /// The line without its ending (invalid UTF-8 shown as U+FFFD).
+    pub text: String,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GrepOutcome {
+    /// Every matching line counted.
+    pub total: usize,
+    /// The first matching lines, in path order then line order; at most the `keep` asked for.
+    pub lines: Vec<GrepLine>,
+    /// The search was cancelled before it finished: `total` counts only what was searched.
+    pub cancelled: bool,
+}
+
+/// Compiles `pattern` as a case-insensitive, line-oriented Rust regular expression.
+pub fn compile_case_insensitive(pattern: &str) -> Result<RegexMatcher> {
+    let invalid = |e: &dyn std::fmt::Display| {
+        ToolError::invalid(format!(
+            "Invalid regular expression pattern: {pattern}. Error: {e}"
+        ))
+    };
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .map_err(|e| invalid(&e))?;
+    RegexMatcherBuilder::new()
+        .case_insensitive(true)
+        .multi_line(true)
+        .line_terminator(Some(b'\n'))
+        .crlf(true)
+        .build(pattern)
+        .map_err(|e| invalid(&e))
+}
+
+/// Searches `target` (a directory, or one file) for `pattern`, counting every matching line and
+/// keeping the first `keep`. `glob` filters the files of a directory as ripgrep's `--glob`
+/// does: a glob without `/` matches a file's name at any depth, one with `/` its path relative
+/// to `target`; `!` negates. A file named as `target` is searched whatever the filters say.
+pub fn grep(
+    access: &Access,
+    target: &Resolved,
+    pattern: &str,
+    glob: Option<&str>,
+    ignore: &IgnoreFiles,
+    keep: usize,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<GrepOutcome> {
+    let matcher = compile_case_insensitive(pattern)?;
+    let meta = access.metadata(target).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            ToolError::not_found(format!("Path does not exist: {}", target.shown))
+        } else {
+            ToolError::from_io(&e, "search", &target.shown)
+        }
+    })?;
+    let filter = match glob {
+        Some(glob) if meta.is_dir => Some(overrides(&target.path, glob)?),
+        _ => None,
+    };
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .line_terminator(LineTerminator::crlf())
+        .binary_detection(BinaryDetection::quit(0))
+        .build();
+    let mut outcome = GrepOutcome::default();
+    let mut search_one = |path: &Path, file: std::fs::File, outcome: &mut GrepOutcome| {
+        let mut sink = Collect {
+            keep: keep.saturating_sub(outcome.lines.len()),
+            lines: Vec::new(),
+            count: 0,
+            binary: false,
+        };
+        if searcher.search_file(&matcher, &file, &mut sink).is_err() || sink.binary {
+            return;
+        }
+        outcome.total += sink.count;
+        outcome
+            .lines
+            .extend(sink.lines.into_iter().map(|(line, text)| GrepLine {
+                path: path.to_path_buf(),
+                line,
+                text,
+            }));
+    };
+    if !meta.is_dir {
+        let (file, _) = access
+            .open_regular(target)
+            .map_err(|e| ToolError::from_io(&e, "search", &target.shown))?;
+        search_one(&target.path, file, &mut outcome);
+        return Ok(outcome);
+    }
+    for entry in access.walk_with(&target.path, None, ignore) {
+        if cancelled() {
+            outcome.cancelled = true;
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if filter
+            .as_ref()
+            .is_some_and(|f| f.matched(entry.path(), false).is_ignore())
+        {
+            continue;
+        }
+        let Ok(file) = access.open_walked(entry.path()) else {
+            continue;
+        };
+        search_one(entry.path(), file, &mut outcome);
+    }
+    Ok(outcome)
+}
+
+/// ripgrep's `--glob` filter rooted at `root`.
+fn overrides(root: &Path, glob: &str) -> Result<Override> {
+    let mut builder = OverrideBuilder::new(root);
+    builder.add(glob).and_then(|b| b.build()).map_err(|e| {
+        ToolError::new(
+            ErrorKind::InvalidArgument,
+            format!(
+                "glob {glob:?} is not a valid file filter: {e}; write it like \"*.js\" or \
+                     \"src/**/*.{{ts,tsx}}\""
+            ),
+        )
+    })
+}
+
+/// Counts a file's matching lines and keeps the first `keep`.
+struct Collect {
+    keep: usize,
+    lines: Vec<(u64, String)>,
+    count: usize,
+    binary: bool,
+}
+
+impl Sink for Collect {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        // A match spans one line here (the matcher never crosses a line terminator), but count
+        // each line of a multi-line match anyway.
+        let first = mat.line_number().unwrap_or(0);
+        for (i, line) in mat.lines().enumerate() {
+            self.count += 1;
+            if self.lines.len() < self.keep {
+                let text = String::from_utf8_lossy(lines::strip_ending(line)).into_owned();
+                self.lines.push((first + i as u64, text));
+            }
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, io::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}

@@ -1,24 +1,34 @@
 //! The edit matcher: where in a file a piece of text the model quoted lies.
 //!
 //! Levels are tried in order and the first level that finds the text at least once decides;
-//! ambiguity is never resolved by a looser level. Today there are two levels:
+//! ambiguity is never resolved by a looser level. The levels, in order:
 //!
 //! 1. [`Level::Exact`]: the bytes as given.
 //! 2. [`Level::LineEndings`]: the text with its line endings converted to the file's (a model
 //!    quoting a CRLF file usually sends `\n`). The replacement is converted the same way, so the
 //!    file keeps its endings.
+//! 3. [`Level::TrailingWhitespace`]: whole lines, equal once whitespace at their ends is
+//!    ignored.
+//! 4. [`Level::Indentation`]: whole lines, equal once whitespace at both their ends is ignored;
+//!    the replacement is re-indented from the quote's indentation to the file's.
+//! 5. [`Level::Punctuation`]: the text, equal once Unicode punctuation is normalised (curly
+//!    quotes to straight ones, dashes and minus signs to `-`, non-breaking and other fixed-width
+//!    spaces to a space, `…` to `...`).
 //!
-//! Two searches share these levels:
+//! Three searches share these levels:
 //!
-//! - [`find`] looks for a substring anywhere (edit and replace tools).
+//! - [`find`] looks for a substring anywhere, at the first two levels only (gg's edit_file and
+//!   the replace tools, whose contracts promise nothing looser).
+//! - [`find_corrected`] is [`find`] with the whole cascade: the deterministic correction of an
+//!   edit whose exact text is absent (qwen's edit). Every level after the first two is a
+//!   correction, and a caller accepts a correction only when it found one place.
 //! - [`find_lines`] looks for a run of whole lines, starting at a line boundary at or after a
-//!   given line (unified and V4A hunks, which quote lines and are applied in order). Under
-//!   [`Level::LineEndings`] a line's ending is ignored altogether: `\n`, `\r\n` and the missing
-//!   ending of a file's last line are all the same. [`closest_lines`] names the region most like a
-//!   run of lines that was not found, for the error message.
+//!   given line (unified and V4A hunks, which quote lines and are applied in order), at the
+//!   first two levels. Under [`Level::LineEndings`] a line's ending is ignored altogether: `\n`,
+//!   `\r\n` and the missing ending of a file's last line are all the same. [`closest_lines`]
+//!   names the region most like a run of lines that was not found, for the error message.
 //!
-//! Every edit engine calls these, so looser levels (trailing whitespace, indentation, Unicode
-//! punctuation) are added here once for all of them.
+//! Arguments are literal text: nothing here unescapes `\n` or `\"` in either string.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -35,6 +45,25 @@ pub enum Level {
     /// After converting the quoted text's line endings to the file's ([`find`]), or ignoring
     /// line endings ([`find_lines`]).
     LineEndings,
+    /// Whole lines, ignoring whitespace at the end of each line ([`find_corrected`]).
+    TrailingWhitespace,
+    /// Whole lines, ignoring whitespace at both ends of each line; the replacement is
+    /// re-indented to the file's indentation ([`find_corrected`]).
+    Indentation,
+    /// After normalising Unicode punctuation: curly quotes, dashes, non-breaking spaces
+    /// ([`find_corrected`]).
+    Punctuation,
+}
+
+impl Level {
+    /// Whether the level corrects the quote beyond its line endings, so that only a unique match
+    /// may be accepted.
+    pub fn is_correction(self) -> bool {
+        matches!(
+            self,
+            Level::TrailingWhitespace | Level::Indentation | Level::Punctuation
+        )
+    }
 }
 
 /// The occurrences of the quoted text at the first level that found any.
@@ -44,8 +73,9 @@ pub struct Found {
     pub level: Level,
     /// Every occurrence, overlapping ones included, as byte ranges of the file.
     pub ranges: Vec<Range<usize>>,
-    /// The replacement adapted to the level (line endings converted under
-    /// [`Level::LineEndings`]).
+    /// The replacement adapted to the level (line endings converted to the file's at every
+    /// level but [`Level::Exact`], re-indented under [`Level::Indentation`] to the first
+    /// occurrence's indentation).
     pub replacement: Vec<u8>,
 }
 
@@ -74,6 +104,180 @@ pub fn find(haystack: &[u8], needle: &str, replacement: &str) -> Option<Found> {
         ranges,
         replacement: convert_endings(replacement, crlf_file).into_bytes(),
     })
+}
+
+/// Finds `needle` in `haystack` through the whole cascade of levels (see the module
+/// documentation): [`find`]'s two levels, then whole lines ignoring trailing whitespace, whole
+/// lines ignoring indentation, and normalised Unicode punctuation. `None` when no level finds
+/// it. `needle` must not be empty. The line levels need a quote that is not only blank lines;
+/// the punctuation level needs `haystack` to be UTF-8.
+pub fn find_corrected(haystack: &[u8], needle: &str, replacement: &str) -> Option<Found> {
+    if let Some(found) = find(haystack, needle, replacement) {
+        return Some(found);
+    }
+    let crlf = uses_crlf(haystack);
+    find_whole_lines(
+        haystack,
+        needle,
+        replacement,
+        Level::TrailingWhitespace,
+        crlf,
+    )
+    .or_else(|| find_whole_lines(haystack, needle, replacement, Level::Indentation, crlf))
+    .or_else(|| find_punctuation(haystack, needle, replacement, crlf))
+}
+
+/// The line levels of [`find_corrected`]: the quote, split into lines (a final newline ends its
+/// last line), against runs of whole lines of the file. An occurrence spans its lines from the
+/// first line's start to the last line's end, its ending included when the quote ends with a
+/// newline.
+fn find_whole_lines(
+    haystack: &[u8],
+    needle: &str,
+    replacement: &str,
+    level: Level,
+    crlf: bool,
+) -> Option<Found> {
+    let quote = needle.replace("\r\n", "\n");
+    let (body, ends_with_newline) = match quote.strip_suffix('\n') {
+        Some(body) => (body, true),
+        None => (quote.as_str(), false),
+    };
+    let quoted: Vec<&[u8]> = body.as_bytes().split(|&b| b == b'\n').collect();
+    if quoted.iter().all(|q| q.trim_ascii().is_empty()) {
+        return None;
+    }
+    let file = split_lines(haystack);
+    if quoted.len() > file.len() {
+        return None;
+    }
+    let mut offsets = Vec::with_capacity(file.len() + 1);
+    let mut at = 0;
+    for line in &file {
+        offsets.push(at);
+        at += line.len();
+    }
+    offsets.push(at);
+    let mut ranges = Vec::new();
+    let mut first_start = None;
+    for start in 0..=file.len() - quoted.len() {
+        let matches = quoted
+            .iter()
+            .zip(&file[start..])
+            .all(|(q, line)| same_line(level, line, q));
+        if !matches {
+            continue;
+        }
+        let last = start + quoted.len() - 1;
+        let end = if ends_with_newline {
+            offsets[last + 1]
+        } else {
+            offsets[last] + lines::strip_ending(file[last]).len()
+        };
+        ranges.push(offsets[start]..end);
+        first_start.get_or_insert(start);
+    }
+    let start = first_start?;
+    let replacement = match level {
+        Level::Indentation => {
+            // The quote's indentation maps to the file's at the first non-blank quoted line.
+            let (offset, quoted_line) = quoted
+                .iter()
+                .enumerate()
+                .find(|(_, q)| !q.trim_ascii().is_empty())?;
+            let quote_indent = leading_whitespace(quoted_line);
+            let file_indent = leading_whitespace(file[start + offset]);
+            reindent(replacement, quote_indent, file_indent)
+        }
+        _ => replacement.to_string(),
+    };
+    Some(Found {
+        level,
+        ranges,
+        replacement: convert_endings(&replacement, crlf).into_bytes(),
+    })
+}
+
+/// The whitespace a line starts with, as text.
+fn leading_whitespace(line: &[u8]) -> &str {
+    let n = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    std::str::from_utf8(&line[..n]).unwrap_or("")
+}
+
+/// `text` with `from` at the start of each line replaced by `to`. Blank lines and lines that do
+/// not start with `from` (indented less than the quote) are kept as they are.
+fn reindent(text: &str, from: &str, to: &str) -> String {
+    if from == to {
+        return text.to_string();
+    }
+    text.split('\n')
+        .map(|line| match line.strip_prefix(from) {
+            Some(rest) if !line.trim().is_empty() => format!("{to}{rest}"),
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The punctuation level of [`find_corrected`]: a substring search in the file's text and the
+/// quote, both with their punctuation normalised, mapped back to the file's bytes. An occurrence
+/// must begin and end on whole characters of the file (not inside the three dots of a `…`).
+fn find_punctuation(haystack: &[u8], needle: &str, replacement: &str, crlf: bool) -> Option<Found> {
+    let text = std::str::from_utf8(haystack).ok()?;
+    let (norm_text, map) = normalize_punctuation(text);
+    let converted = convert_endings(needle, crlf);
+    let (norm_needle, _) = normalize_punctuation(&converted);
+    if norm_needle.is_empty() || (norm_text == text && norm_needle == converted) {
+        return None;
+    }
+    // Byte `j` of the normalised text came from the character at `map[j]`; `map` has one more
+    // entry, the text's length.
+    let boundary = |j: usize| j == 0 || j == norm_text.len() || map[j - 1] != map[j];
+    let ranges: Vec<Range<usize>> = occurrences(norm_text.as_bytes(), norm_needle.as_bytes())
+        .into_iter()
+        .filter(|r| boundary(r.start) && boundary(r.end))
+        .map(|r| map[r.start]..map[r.end])
+        .collect();
+    if ranges.is_empty() {
+        return None;
+    }
+    Some(Found {
+        level: Level::Punctuation,
+        ranges,
+        replacement: convert_endings(replacement, crlf).into_bytes(),
+    })
+}
+
+/// The ASCII stand-in of a Unicode punctuation character, if it has one.
+fn punctuation_stand_in(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => "'",
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => "\"",
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => "-",
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => " ",
+        '\u{2026}' => "...",
+        _ => return None,
+    })
+}
+
+/// `text` with its punctuation normalised, and for each byte of the result the offset of the
+/// character of `text` it came from (plus a final entry, `text.len()`).
+fn normalize_punctuation(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut map = Vec::with_capacity(text.len() + 1);
+    for (at, c) in text.char_indices() {
+        let before = out.len();
+        match punctuation_stand_in(c) {
+            Some(s) => out.push_str(s),
+            None => out.push(c),
+        }
+        map.resize(map.len() + out.len() - before, at);
+    }
+    map.push(text.len());
+    (out, map)
 }
 
 /// Every start of `needle` in `haystack`, overlapping starts included (text that overlaps
@@ -153,9 +357,18 @@ pub fn find_lines(lines: &[&[u8]], needle: &[&[u8]], from: usize) -> Option<Line
 
 /// Whether a file's line and a quoted line are the same at `level`.
 fn same_line(level: Level, line: &[u8], quoted: &[u8]) -> bool {
+    let (line, quoted) = match level {
+        Level::Exact => return line == quoted,
+        _ => (lines::strip_ending(line), lines::strip_ending(quoted)),
+    };
     match level {
-        Level::Exact => line == quoted,
-        Level::LineEndings => lines::strip_ending(line) == lines::strip_ending(quoted),
+        Level::Exact | Level::LineEndings => line == quoted,
+        Level::TrailingWhitespace => line.trim_ascii_end() == quoted.trim_ascii_end(),
+        Level::Indentation => line.trim_ascii() == quoted.trim_ascii(),
+        Level::Punctuation => {
+            let normalized = |b: &[u8]| normalize_punctuation(&String::from_utf8_lossy(b)).0;
+            normalized(line) == normalized(quoted)
+        }
     }
 }
 
@@ -391,6 +604,102 @@ mod tests {
     fn closest_lines_is_none_without_a_shared_line() {
         let file = lines_of("a\n\n");
         assert_eq!(closest_lines(&file, &[b"\n", b"z\n"], 0), None);
+    }
+
+    #[test]
+    fn find_keeps_its_two_levels_only() {
+        assert_eq!(find(b"    a  \n", "a\n", "b\n"), None);
+        assert_eq!(find("it\u{2019}s".as_bytes(), "it's", "x"), None);
+    }
+
+    #[test]
+    fn corrected_prefers_exact_and_reports_it() {
+        let found = find_corrected(b"a  \na\n", "a\n", "b\n").unwrap();
+        assert_eq!(found.level, Level::Exact);
+    }
+
+    #[test]
+    fn trailing_whitespace_level_matches_whole_lines() {
+        let file = b"fn main() {   \n    let x = 1;\t\n}\n";
+        let found = find_corrected(
+            file,
+            "fn main() {\n    let x = 1;\n",
+            "fn main() {\n    let x = 2;\n",
+        )
+        .unwrap();
+        assert_eq!(found.level, Level::TrailingWhitespace);
+        assert_eq!(found.ranges, vec![0..31]);
+        assert_eq!(found.replacement, b"fn main() {\n    let x = 2;\n");
+    }
+
+    #[test]
+    fn trailing_whitespace_level_without_final_newline_stops_at_the_line_end() {
+        let file = b"a = 1  \r\nb = 2  \r\nc\r\n";
+        let found = find_corrected(file, "a = 1\nb = 2", "A\nB").unwrap();
+        assert_eq!(found.level, Level::TrailingWhitespace);
+        assert_eq!(found.ranges, vec![0..16]);
+        assert_eq!(found.replacement, b"A\r\nB");
+    }
+
+    #[test]
+    fn indentation_level_reindents_the_replacement() {
+        let file = b"class A:\n        def f(self):\n            return 1\n";
+        let found = find_corrected(
+            file,
+            "def f(self):\n    return 1\n",
+            "def f(self):\n    x = 1\n\n    return x\n",
+        )
+        .unwrap();
+        assert_eq!(found.level, Level::Indentation);
+        assert_eq!(found.ranges, vec![9..file.len()]);
+        assert_eq!(
+            String::from_utf8(found.replacement).unwrap(),
+            "        def f(self):\n            x = 1\n\n            return x\n"
+        );
+    }
+
+    #[test]
+    fn indentation_level_reports_every_occurrence() {
+        let file = b"  x = 1\n    x = 1\n";
+        let found = find_corrected(file, "      x = 1\n", "y\n").unwrap();
+        assert_eq!(found.level, Level::Indentation);
+        assert_eq!(found.ranges.len(), 2);
+    }
+
+    #[test]
+    fn punctuation_level_maps_back_to_the_file_bytes() {
+        let file = "say \u{201C}hi\u{201D} \u{2014} it\u{2019}s\u{00A0}fine\u{2026} ok";
+        let found = find_corrected(file.as_bytes(), "\"hi\" - it's fine... ok", "X").unwrap();
+        assert_eq!(found.level, Level::Punctuation);
+        assert_eq!(found.ranges.len(), 1);
+        assert_eq!(&file[found.ranges[0].clone()], &file[4..]);
+    }
+
+    #[test]
+    fn punctuation_level_never_splits_an_ellipsis() {
+        assert_eq!(find_corrected("a\u{2026}b".as_bytes(), "..b", "x"), None);
+    }
+
+    #[test]
+    fn blank_quotes_are_not_corrected() {
+        assert_eq!(find_corrected(b"a\n\n\t\nb\n", " \n", "x"), None);
+    }
+
+    #[test]
+    fn absent_text_is_none_at_every_level() {
+        assert_eq!(find_corrected(b"alpha\nbeta\n", "gamma", "x"), None);
+    }
+
+    #[test]
+    fn same_line_covers_the_correction_levels() {
+        assert!(same_line(Level::TrailingWhitespace, b"a  \n", b"a\n"));
+        assert!(!same_line(Level::TrailingWhitespace, b" a\n", b"a\n"));
+        assert!(same_line(Level::Indentation, b"\t a \n", b"a"));
+        assert!(same_line(
+            Level::Punctuation,
+            "\u{2018}q\u{2019}\n".as_bytes(),
+            b"'q'"
+        ));
     }
 
     #[test]

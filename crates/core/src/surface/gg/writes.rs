@@ -34,6 +34,9 @@ pub(super) fn edit_summary(shown: &str, report: &EditReport) -> String {
         Level::LineEndings => {
             " (old_string matched after converting its line endings to the file's)"
         }
+        Level::TrailingWhitespace => " (old_string matched ignoring trailing whitespace)",
+        Level::Indentation => " (old_string matched ignoring indentation)",
+        Level::Punctuation => " (old_string matched after normalising Unicode punctuation)",
     };
     format!(
         "Edited {shown}: replaced {span} with {}{note}.",

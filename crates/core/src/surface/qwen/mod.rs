@@ -1,41 +1,185 @@
-//! The qwen profile — Qwen Code (spec 002): settings.json keys such as defaultFileEncoding and custom ignore files.
+//! The qwen profile (spec 002, Qwen Code): list_directory, read_file, notebook_edit,
+//! write_file, glob, grep_search and edit, with Qwen Code's parameters, defaults and texts.
+//!
+//! Every text read is decoded from its encoding and every write or edit of an existing file
+//! keeps its encoding, BOM and line endings byte for byte ([`crate::text::encoding`]); new files
+//! follow `defaultFileEncoding`. Failed calls are tool results with `isError` whose text is
+//! Qwen Code's message, without a kind prefix. Notebook reads are remembered for the session
+//! (one surface serves one MCP session), so notebook_edit can require a fresh, complete read.
 
+mod args;
+mod list;
+mod notebook;
+mod read;
+mod search;
+mod tools;
+mod writes;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use encoding_rs::Encoding;
 use serde_json::Value;
 
-use super::{CallContext, Surface, ToolDef, ToolOutput};
-use crate::access::Access;
+use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
+use crate::access::ignore::IgnoreFiles;
+use crate::access::{Access, Resolved};
 use crate::config::qwen::QwenConfig;
+use crate::error::{ErrorKind, ToolError};
+use crate::text::encoding::Platform;
 
 /// The qwen surface.
 #[derive(Debug)]
 pub struct Qwen {
     config: QwenConfig,
+    /// The system's encoding, leaned on when detecting a file's encoding is unsure.
+    fallback: Option<&'static Encoding>,
+    /// The platform whose conventions new files follow.
+    platform: Platform,
+    /// The notebooks read in this session, by canonical path.
+    reads: Mutex<HashMap<PathBuf, notebook::ReadState>>,
 }
 
 impl Qwen {
-    /// The surface for `config`.
+    /// The surface for `config`, on this host (its locale's encoding as the detection
+    /// fallback).
     pub fn new(config: QwenConfig) -> Self {
-        Qwen { config }
+        Qwen::with_host(
+            config,
+            system_encoding(),
+            Platform::host(Platform::UTF8_CODE_PAGE),
+        )
+    }
+
+    /// The surface for `config` with the detection fallback and platform given (for tests
+    /// and hosts that know their code page).
+    pub fn with_host(
+        config: QwenConfig,
+        fallback: Option<&'static Encoding>,
+        platform: Platform,
+    ) -> Self {
+        Qwen {
+            config,
+            fallback,
+            platform,
+            reads: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The ignore files of glob and grep_search.
+    fn walk_rules(&self) -> IgnoreFiles {
+        IgnoreFiles {
+            git: self.config.respect_git_ignore,
+            anchored: self.config.qwen_ignore_files(),
+            ..IgnoreFiles::default()
+        }
+    }
+
+    /// Whether `.qwenignore` or a configured ignore file excludes `path`.
+    fn qwen_ignored(&self, access: &Access, path: &Path, is_dir: bool) -> bool {
+        let files = IgnoreFiles {
+            anchored: self.config.qwen_ignore_files(),
+            ..IgnoreFiles::default()
+        };
+        !files.anchored.is_empty() && access.is_ignored_by(path, is_dir, &files)
     }
 }
 
 impl Surface for Qwen {
     fn tools(&self) -> Vec<ToolDef> {
-        let _ = &self.config;
-        Vec::new()
+        tools::defs(self)
     }
 
     fn call(
         &self,
-        _access: &Access,
-        _name: &str,
-        _args: Value,
-        _ctx: &CallContext,
+        access: &Access,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
     ) -> Option<ToolOutput> {
-        None
+        let outcome = match name {
+            "list_directory" => list::list_directory(self, access, args),
+            "read_file" => read::read_file(self, access, args),
+            "notebook_edit" => notebook::notebook_edit(self, access, args),
+            "write_file" => writes::write_file(self, access, args),
+            "glob" => search::glob(self, access, args, ctx),
+            "grep_search" => search::grep_search(self, access, args, ctx),
+            "edit" => writes::edit(self, access, args),
+            _ => return None,
+        };
+        Some(outcome.unwrap_or_else(failure))
     }
 
     fn prompt(&self) -> String {
-        String::new()
+        tools::prompt(self)
     }
+}
+
+/// What a tool returns: its output, or the text of its failure.
+type Outcome = Result<ToolOutput, String>;
+
+/// A failed call whose text is `message`, as Qwen Code words it (no kind prefix).
+fn failure(message: String) -> ToolOutput {
+    ToolOutput {
+        content: vec![Content::Text(message)],
+        is_error: true,
+        structured: None,
+    }
+}
+
+/// Resolves a path argument (surrounding whitespace trimmed, as Qwen Code does); a path outside
+/// the workspace gets Qwen Code's message, naming the workspace directories.
+fn resolve(access: &Access, raw: &str, what: &str) -> Result<Resolved, String> {
+    access
+        .resolve(raw)
+        .map_err(|e| engine_error(access, &e, what))
+}
+
+/// An engine or access error as Qwen Code words it; `what` is `File path` or `Path`.
+fn engine_error(access: &Access, err: &ToolError, what: &str) -> String {
+    match err.kind {
+        ErrorKind::OutsideRoot => {
+            let roots: Vec<String> = access.jail().map_or_else(
+                || vec![access.root().display().to_string()],
+                |jail| {
+                    jail.roots()
+                        .iter()
+                        .map(|r| r.path.display().to_string())
+                        .collect()
+                },
+            );
+            format!(
+                "{what} must be within one of the workspace directories: {} ({})",
+                roots.join(", "),
+                err.message
+            )
+        }
+        _ => err.message.clone(),
+    }
+}
+
+/// Whether the path names a Jupyter notebook (by extension, in any case).
+fn is_notebook(path: &str) -> bool {
+    Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
+}
+
+/// The encoding of the locale (`LC_ALL`, `LC_CTYPE`, `LANG`: `zh_CN.GBK` gives GBK), when it is
+/// not UTF-8: Qwen Code's last resort when a file's encoding cannot be told from its bytes.
+fn system_encoding() -> Option<&'static Encoding> {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.is_empty())?;
+    let charset = locale.split_once('.')?.1;
+    let charset = charset.split('@').next().unwrap_or(charset);
+    let label = match charset.to_ascii_lowercase().as_str() {
+        "sjis" | "shift-jis" => "shift_jis".to_string(),
+        "eucjp" => "euc-jp".to_string(),
+        "euckr" => "euc-kr".to_string(),
+        other => other.to_string(),
+    };
+    Encoding::for_label(label.as_bytes()).filter(|e| *e != encoding_rs::UTF_8)
 }

@@ -1,0 +1,153 @@
+//! list_directory: one directory's entries, directories first (marked `[DIR]`), each group
+//! alphabetically, without what `.gitignore` (unless the call says otherwise), `.qwenignore`,
+//! the configured ignore files and the call's own glob patterns exclude.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::ffi::OsString;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde_json::Value;
+
+use super::args::Args;
+use super::{Outcome, Qwen, resolve};
+use crate::access::ignore::IgnoreFiles;
+use crate::access::{Access, EntryKind};
+use crate::surface::ToolOutput;
+
+pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
+    let args = Args::parse(
+        "list_directory",
+        args,
+        &["path", "ignore", "respect_git_ignore"],
+    )?;
+    let raw = args.str("path")?.trim();
+    if raw.is_empty() {
+        return Err("The 'path' parameter must be non-empty.".to_string());
+    }
+    let patterns = args.opt_str_list("ignore")?;
+    let respect_git = args
+        .opt_bool("respect_git_ignore")?
+        .unwrap_or(qwen.config.respect_git_ignore);
+    let ignore = patterns_of(&patterns)?;
+    let target = resolve(access, raw, "Path")?;
+    match access.metadata(&target) {
+        Ok(meta) if meta.is_dir => {}
+        Ok(_) => return Err(format!("Path is not a directory: {raw}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!("Directory not found or inaccessible: {raw}"));
+        }
+        Err(e) => return Err(format!("Error listing directory {raw}: {e}")),
+    }
+    let entries = access
+        .read_dir(&target)
+        .map_err(|e| format!("Error listing directory {raw}: {e}"))?;
+    if entries.is_empty() {
+        return Ok(ToolOutput::text(format!("Directory {raw} is empty.")));
+    }
+
+    // The entries each rule keeps: a one-level walk under that rule alone.
+    let kept_by = |files: &IgnoreFiles| -> HashSet<OsString> {
+        access
+            .walk_with(&target.path, Some(1), files)
+            .filter_map(Result::ok)
+            .filter(|e| e.depth() == 1)
+            .map(|e| e.file_name().to_os_string())
+            .collect()
+    };
+    let git_kept = respect_git.then(|| {
+        kept_by(&IgnoreFiles {
+            git: true,
+            ..IgnoreFiles::default()
+        })
+    });
+    let qwen_files = qwen.config.qwen_ignore_files();
+    let qwen_kept = (!qwen_files.is_empty()).then(|| {
+        kept_by(&IgnoreFiles {
+            anchored: qwen_files,
+            ..IgnoreFiles::default()
+        })
+    });
+
+    let (mut git_ignored, mut qwen_ignored) = (0, 0);
+    let mut shown: Vec<(bool, String)> = Vec::new();
+    for entry in entries {
+        // Walks never enter .git: it is git's, ignored exactly when .gitignore is respected.
+        let is_git_dir = entry.name == ".git";
+        if git_kept
+            .as_ref()
+            .is_some_and(|kept| is_git_dir || !kept.contains(&entry.name))
+        {
+            git_ignored += 1;
+            continue;
+        }
+        if !is_git_dir
+            && qwen_kept
+                .as_ref()
+                .is_some_and(|kept| !kept.contains(&entry.name))
+        {
+            qwen_ignored += 1;
+            continue;
+        }
+        let name = entry.name.to_string_lossy().into_owned();
+        if ignore.is_match(&name) {
+            continue;
+        }
+        let is_dir = match entry.kind {
+            EntryKind::Dir => true,
+            // A link is listed as what it leads to, as Qwen Code's stat does.
+            EntryKind::Symlink { .. } => target
+                .path
+                .join(&entry.name)
+                .to_str()
+                .and_then(|p| access.resolve(p).ok())
+                .and_then(|r| access.metadata(&r).ok())
+                .is_some_and(|m| m.is_dir),
+            _ => false,
+        };
+        shown.push((is_dir, name));
+    }
+    shown.sort_by(|(a_dir, a), (b_dir, b)| b_dir.cmp(a_dir).then_with(|| alphabetical(a, b)));
+    let listing: Vec<String> = shown
+        .iter()
+        .map(|(is_dir, name)| {
+            if *is_dir {
+                format!("[DIR] {name}")
+            } else {
+                name.clone()
+            }
+        })
+        .collect();
+    let mut text = format!("Directory listing for {raw}:\n{}", listing.join("\n"));
+    let mut ignored = Vec::new();
+    if git_ignored > 0 {
+        ignored.push(format!("{git_ignored} git-ignored"));
+    }
+    if qwen_ignored > 0 {
+        ignored.push(format!("{qwen_ignored} qwen-ignored"));
+    }
+    if !ignored.is_empty() {
+        text.push_str(&format!("\n\n({})", ignored.join(", ")));
+    }
+    Ok(ToolOutput::text(text))
+}
+
+/// Alphabetical order: letters compared regardless of case, ties in byte order.
+fn alphabetical(a: &str, b: &str) -> Ordering {
+    a.to_lowercase()
+        .cmp(&b.to_lowercase())
+        .then_with(|| a.cmp(b))
+}
+
+/// The call's ignore patterns, matched against entry names.
+fn patterns_of(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = Glob::new(pattern)
+            .map_err(|e| format!("Invalid ignore pattern {pattern:?}: {}", e.kind()))?;
+        builder.add(glob);
+    }
+    builder
+        .build()
+        .map_err(|e| format!("Invalid ignore patterns: {e}"))
+}
