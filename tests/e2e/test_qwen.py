@@ -196,3 +196,22 @@ async def test_images_arrive_as_image_content_and_settings_turn_vision_off(ws, t
         assert err.startswith('[Unsupported image file: "p.png". This model does not support image input.')
         (await c.call("write_file", {"file_path": str(ws / "new.txt"), "content": "x\n"})).ok()
     assert (ws / "new.txt").read_bytes() == b"\xef\xbb\xbfx\n"
+
+
+async def test_a_pdf_is_an_embedded_resource_when_the_model_reads_them(ws, tmp_path):
+    make(ws, {"doc.pdf": b"%PDF-1.4\n%%EOF\n"})
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"model": {"modalities": {"pdf": true}}}')
+    async with qwen(ws, settings) as c:
+        res = await c.call("read_file", {"path": str(ws / "doc.pdf")})
+        assert not res.is_error
+        blocks = [b for b in res.raw.content if b.type == "resource"]
+        assert len(blocks) == 1, res.raw.content
+        resource = blocks[0].resource
+        assert resource.mime_type == "application/pdf"
+        assert str(resource.uri).endswith("/doc.pdf")
+        import base64
+        assert base64.b64decode(resource.blob) == b"%PDF-1.4\n%%EOF\n"
+    async with qwen(ws) as c:
+        res = await c.call("read_file", {"path": str(ws / "doc.pdf")})
+        assert not [b for b in res.raw.content if b.type == "resource"], "PDFs are off by default"

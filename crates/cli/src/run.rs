@@ -91,6 +91,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                     Content::Image { mime, data } => {
                         format!("[image attachment: {mime}, {} bytes]", data.len())
                     }
+                    Content::Resource { uri, mime, data } => {
+                        format!("[embedded resource: {uri}, {mime}, {} bytes]", data.len())
+                    }
                 })
                 .collect();
             let mut stdout = std::io::stdout().lock();
@@ -178,15 +181,25 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
         }
         Profile::Qwen => {
             options.profile = CoreProfile::Qwen;
-            if let Some(path) = &args.config {
-                options.qwen = QwenConfig::load(path).map_err(|e| e.to_string())?;
+            // Qwen Code's own places when no file is named: the workspace's and the user's
+            // .qwen/settings.json.
+            options.qwen = match &args.config {
+                Some(path) => QwenConfig::load(path),
+                None => {
+                    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                    QwenConfig::discover(&options.roots[0], home.as_deref())
+                }
             }
+            .map_err(|e| e.to_string())?;
         }
         Profile::Picoclaw => {
             options.profile = CoreProfile::Picoclaw;
-            if let Some(path) = &args.config {
-                options.picoclaw = PicoclawConfig::load(path).map_err(|e| e.to_string())?;
+            // The PICOCLAW_TOOLS_<TOOL>_ENABLED switches apply with or without a file.
+            options.picoclaw = match &args.config {
+                Some(path) => PicoclawConfig::load(path),
+                None => PicoclawConfig::from_env(),
             }
+            .map_err(|e| e.to_string())?;
         }
         Profile::Sgpt => {
             options.profile = CoreProfile::Sgpt;

@@ -266,3 +266,28 @@ fn gg_with_jail_roots_confines_every_path_to_the_root() {
     );
     assert_eq!(stdout(&free), "outside\n");
 }
+
+#[test]
+fn picoclaw_switches_come_from_the_environment_with_or_without_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |envs: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fsgate"))
+            .args(["schema", "--profile", "picoclaw", "--root"])
+            .arg(dir.path())
+            .envs(envs.iter().copied())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let tools: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(names(&[]).contains(&"write_file".to_string()));
+    let off = names(&[("PICOCLAW_TOOLS_WRITE_FILE_ENABLED", "false")]);
+    assert!(!off.contains(&"write_file".to_string()), "{off:?}");
+    assert!(off.contains(&"read_file".to_string()));
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use fsgate_core::QwenConfig;
 use fsgate_core::config::qwen::Modalities;
-use qwen_support::{Qx, images};
+use qwen_support::{Qx, images, resources};
 use serde_json::json;
 
 const PNG_1X1: &[u8] = &[
@@ -317,7 +317,16 @@ fn images_are_attached_when_vision_is_on_and_media_refused_otherwise() {
     );
     let out = blind.call("read_file", json!({"path": blind.abs("doc.pdf")}));
     assert!(!out.is_error);
-    assert_eq!(images(&out), [("application/pdf", b"%PDF-1.4\n".to_vec())]);
+    let embedded = resources(&out);
+    assert_eq!(
+        embedded.len(),
+        1,
+        "a PDF is one embedded resource: {:?}",
+        out.content
+    );
+    assert!(embedded[0].0.starts_with("file:///") && embedded[0].0.ends_with("/doc.pdf"));
+    assert_eq!(embedded[0].1, "application/pdf");
+    assert_eq!(embedded[0].2, b"%PDF-1.4\n");
 }
 
 #[test]

@@ -21,8 +21,8 @@ use base64::Engine as _;
 use fsgate_core::{CallContext, Content, ToolDef, ToolOutput, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -102,6 +102,14 @@ pub fn to_mcp_result(output: ToolOutput) -> CallToolResult {
             Content::Text(text) => ContentBlock::text(text),
             Content::Image { mime, data } => {
                 ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(data), mime)
+            }
+            Content::Resource { uri, mime, data } => {
+                ContentBlock::resource(ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type: Some(mime.to_string()),
+                    blob: base64::engine::general_purpose::STANDARD.encode(data),
+                    meta: None,
+                })
             }
         })
         .collect();

@@ -135,6 +135,54 @@ pub fn symlink_metadata(place: Place<'_>) -> io::Result<Meta> {
     }
 }
 
+/// Where `path` really is: its longest existing ancestor canonicalised (links and `..`
+/// resolved by the kernel), with the rest appended as written. Maps a path for a decision; it
+/// reads and writes nothing.
+pub fn real_path(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut tail: Vec<OsString> = Vec::new();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(&existing) {
+            let mut out = canonical;
+            out.extend(tail.iter().rev());
+            return out;
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                tail.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Appends `bytes` to the regular file at `place` (created when missing) and syncs it; returns
+/// the length it had before. FIFOs and devices are refused before they are opened.
+pub fn append(place: Place<'_>, bytes: &[u8]) -> io::Result<u64> {
+    match metadata(place) {
+        Ok(meta) => check_regular(&meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut file = match place {
+        Place::Ambient(p) => std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(p)?,
+        Place::Beneath(dir, rel) => {
+            let mut options = OpenOptions::new();
+            options.append(true).create(true);
+            dir.open_with(Place::rel(rel), &options)?.into_std()
+        }
+    };
+    let meta = Meta::from(file.metadata()?);
+    check_regular(&meta)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(meta.len)
+}
+
 /// Whether something (even a dangling link) exists at `path`.
 pub fn exists_no_follow(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()

@@ -210,26 +210,11 @@ impl Jail {
     /// (a root given as `/tmp/x` where `/tmp` is a link): canonicalise its longest existing
     /// ancestor and look again.
     fn locate_through_links(&self, absolute: &Path, shown: &str) -> Result<(usize, PathBuf)> {
-        let outside = || ToolError::new(ErrorKind::OutsideRoot, self.outside_message(shown));
-        let mut existing = absolute.to_path_buf();
-        let mut tail: Vec<OsString> = Vec::new();
-        loop {
-            #[allow(clippy::disallowed_methods)]
-            // only maps a path onto a root; I/O follows beneath
-            if let Ok(canonical) = std::fs::canonicalize(&existing) {
-                let (root, rel) = self.locate(&canonical).ok_or_else(outside)?;
-                let mut rel = rel.to_path_buf();
-                rel.extend(tail.iter().rev());
-                return Ok((root, rel));
-            }
-            match (existing.file_name(), existing.parent()) {
-                (Some(name), Some(parent)) => {
-                    tail.push(name.to_os_string());
-                    existing = parent.to_path_buf();
-                }
-                _ => return Err(outside()),
-            }
-        }
+        let real = super::fs::real_path(absolute);
+        let (root, rel) = self
+            .locate(&real)
+            .ok_or_else(|| ToolError::new(ErrorKind::OutsideRoot, self.outside_message(shown)))?;
+        Ok((root, rel.to_path_buf()))
     }
 
     /// Walks `rel` below root `root` component by component (see the module doc).

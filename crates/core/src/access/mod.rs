@@ -392,6 +392,11 @@ impl Access {
         fs::rename(self.place(from), self.place(to), replace)
     }
 
+    /// Appends `bytes` to the file at `target` (see [`fs::append`]); returns its old length.
+    pub fn append(&self, target: &Resolved, bytes: &[u8]) -> std::io::Result<u64> {
+        fs::append(self.place(target), bytes)
+    }
+
     /// Sets the exact permission bits of `target`.
     pub fn set_mode(&self, target: &Resolved, mode: u32) -> std::io::Result<()> {
         fs::set_mode(self.place(target), mode)

@@ -42,6 +42,15 @@ pub enum Content {
         /// The image file's bytes.
         data: Vec<u8>,
     },
+    /// A file embedded whole as a resource (a PDF for a model that reads them).
+    Resource {
+        /// The file's URI, e.g. `file:///work/spec.pdf`.
+        uri: String,
+        /// The MIME type, e.g. `application/pdf`.
+        mime: &'static str,
+        /// The file's bytes.
+        data: Vec<u8>,
+    },
 }
 
 /// A tool call's result.
@@ -89,7 +98,7 @@ impl ToolOutput {
             .iter()
             .filter_map(|c| match c {
                 Content::Text(t) => Some(t.as_str()),
-                Content::Image { .. } => None,
+                Content::Image { .. } | Content::Resource { .. } => None,
             })
             .collect::<Vec<_>>()
             .join("\n")

@@ -130,7 +130,7 @@ pub fn images(out: &ToolOutput) -> Vec<(&'static str, Vec<u8>)> {
         .iter()
         .filter_map(|c| match c {
             Content::Image { mime, data } => Some((*mime, data.clone())),
-            Content::Text(_) => None,
+            _ => None,
         })
         .collect()
 }

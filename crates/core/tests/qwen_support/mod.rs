@@ -108,7 +108,18 @@ pub fn images(out: &ToolOutput) -> Vec<(&'static str, Vec<u8>)> {
         .iter()
         .filter_map(|c| match c {
             Content::Image { mime, data } => Some((*mime, data.clone())),
-            Content::Text(_) => None,
+            _ => None,
+        })
+        .collect()
+}
+
+/// The embedded resources of `out`, as (uri, MIME type, bytes).
+pub fn resources(out: &ToolOutput) -> Vec<(String, &'static str, Vec<u8>)> {
+    out.content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Resource { uri, mime, data } => Some((uri.clone(), *mime, data.clone())),
+            _ => None,
         })
         .collect()
 }

@@ -250,23 +250,7 @@ pub(super) fn lexical_absolute(root: &Path, raw: &str) -> PathBuf {
 
 /// The real path of `path`: its longest existing ancestor with links resolved, plus the rest.
 pub(super) fn real_path(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut tail: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        // Maps a path onto its real location for the policy; no file is read or written.
-        if let Ok(canonical) = std::fs::canonicalize(&existing) {
-            let mut out = canonical;
-            out.extend(tail.iter().rev());
-            return out;
-        }
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                tail.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
+    crate::access::fs::real_path(path)
 }
 
 /// Why `path` is a protected credential path, if it is.

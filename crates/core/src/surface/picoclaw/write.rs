@@ -11,7 +11,7 @@
 //! append_file appends in place (`O_APPEND`, then fsync): the file keeps its mode and inode, a
 //! symbolic link is followed to its target, and a missing file (and its parents) is created.
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value, json};
 
@@ -19,7 +19,7 @@ use super::super::args::Args;
 use super::super::{Content, ToolOutput};
 use super::Call;
 use super::policy::{Op, Target};
-use crate::access::{Access, Place, Resolved, WriteOptions};
+use crate::access::{Access, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
 
@@ -369,33 +369,7 @@ fn create_parents(target: &Target<'_>) -> Result<()> {
 /// Appends `bytes` in place (`O_APPEND`, then fsync), following a link at the last component
 /// and creating a missing file; returns the file's length before the append.
 pub(super) fn append_bytes(access: &Access, target: &Resolved, bytes: &[u8]) -> io::Result<u64> {
-    let mut file = match access.place(target) {
-        Place::Ambient(path) => {
-            // The access layer has no append call yet; this is its one ambient open here.
-            #[allow(clippy::disallowed_methods)]
-            let file = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(path)?;
-            file
-        }
-        Place::Beneath(dir, rel) => {
-            let mut options = cap_std::fs::OpenOptions::new();
-            options.append(true).create(true);
-            dir.open_with(rel, &options)?.into_std()
-        }
-    };
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    let old = meta.len();
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    Ok(old)
+    access.append(target, bytes)
 }
 
 #[cfg(test)]

@@ -132,7 +132,15 @@ pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
             if meta.len > MAX_MEDIA_BYTES {
                 return Err(too_large(raw, size_mb, 10));
             }
-            return Ok(attachment("application/pdf", read_all()?));
+            return Ok(ToolOutput {
+                content: vec![Content::Resource {
+                    uri: format!("file://{}", target.path.display()),
+                    mime: "application/pdf",
+                    data: read_all()?,
+                }],
+                is_error: false,
+                structured: None,
+            });
         }
         Some(Media::Audio) => return Err(unsupported("audio", &name)),
         Some(Media::Video) => return Err(unsupported("video", &name)),
@@ -225,8 +233,6 @@ fn unsupported(modality: &str, name: &str) -> String {
 
 /// A media file as one attachment block.
 fn attachment(mime: &'static str, data: Vec<u8>) -> ToolOutput {
-    // PDFs travel in the image block's shape (base64 data and a MIME type, Gemini's inlineData)
-    // until the content model has an embedded-resource block.
     ToolOutput {
         content: vec![Content::Image { mime, data }],
         is_error: false,
