@@ -3,3 +3,67 @@
 
 pub mod unified;
 pub mod v4a;
+
+// Shared wording of the engines' errors: how a hunk and the file around it are quoted.
+
+use crate::text::lines;
+
+/// The most lines an error message quotes from a hunk or a file region.
+pub(crate) const MAX_SHOWN_LINES: usize = 12;
+/// The most characters an error message shows of one line.
+pub(crate) const MAX_SHOWN_CHARS: usize = 160;
+
+/// "this context or removed line" or "these 3 context and removed lines".
+pub(crate) fn old_side_count(n: usize) -> String {
+    if n == 1 {
+        "this context or removed line".to_string()
+    } else {
+        format!("these {n} context and removed lines, in order")
+    }
+}
+
+/// "line 4" or "lines 4-9" for the 0-based range `start..end`.
+pub(crate) fn span(start: usize, end: usize) -> String {
+    if end <= start + 1 {
+        format!("line {}", start + 1)
+    } else {
+        format!("lines {}-{end}", start + 1)
+    }
+}
+
+/// Lines `start..end` of the file, numbered, the `differing` ones marked with `*`.
+pub(crate) fn numbered(file: &[&[u8]], start: usize, end: usize, differing: &[usize]) -> String {
+    let width = end.to_string().len();
+    let mut shown: Vec<String> = file[start..end]
+        .iter()
+        .take(MAX_SHOWN_LINES)
+        .enumerate()
+        .map(|(offset, line)| {
+            let text = String::from_utf8_lossy(lines::strip_ending(line));
+            let index = start + offset;
+            let mark = if differing.contains(&index) { '*' } else { ' ' };
+            format!(
+                "{mark} {:>width$} | {}",
+                index + 1,
+                lines::cut_chars(&text, MAX_SHOWN_CHARS).0
+            )
+        })
+        .collect();
+    if end - start > MAX_SHOWN_LINES {
+        shown.push(format!(
+            "  … and {} more lines",
+            end - start - MAX_SHOWN_LINES
+        ));
+    }
+    shown.join("\n")
+}
+
+/// `text` in backticks, cut to [`MAX_SHOWN_CHARS`].
+pub(crate) fn quote(text: &str) -> String {
+    let (kept, cut) = lines::cut_chars(text, MAX_SHOWN_CHARS);
+    if cut > 0 {
+        format!("`{kept}…`")
+    } else {
+        format!("`{kept}`")
+    }
+}

@@ -62,14 +62,11 @@ use std::time::Duration;
 
 use similar::TextDiff;
 
+use super::{MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span};
 use crate::error::{ErrorKind, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
 
-/// The most lines an error message quotes from a hunk or a file region.
-const MAX_SHOWN_LINES: usize = 12;
-/// The most characters an error message shows of one line.
-const MAX_SHOWN_CHARS: usize = 160;
 /// How long [`render`] may spend diffing before it settles for a coarser diff.
 const RENDER_TIMEOUT: Duration = Duration::from_secs(2);
 /// The name a header gives a file that does not exist on that side.
@@ -484,16 +481,6 @@ fn bare(raw: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
-/// `text` in backticks, cut to [`MAX_SHOWN_CHARS`].
-fn quote(text: &str) -> String {
-    let (kept, cut) = lines::cut_chars(text, MAX_SHOWN_CHARS);
-    if cut > 0 {
-        format!("`{kept}…`")
-    } else {
-        format!("`{kept}`")
-    }
-}
-
 /// One line of output: its text and its ending, borrowed from the file, the diff or the
 /// file's line ending.
 #[derive(Clone, Copy)]
@@ -854,51 +841,6 @@ impl At<'_> {
             self.name()
         ))
     }
-}
-
-/// "this context or removed line" or "these 3 context and removed lines".
-fn old_side_count(n: usize) -> String {
-    if n == 1 {
-        "this context or removed line".to_string()
-    } else {
-        format!("these {n} context and removed lines, in order")
-    }
-}
-
-/// "line 4" or "lines 4-9" for the 0-based range `start..end`.
-fn span(start: usize, end: usize) -> String {
-    if end <= start + 1 {
-        format!("line {}", start + 1)
-    } else {
-        format!("lines {}-{end}", start + 1)
-    }
-}
-
-/// Lines `start..end` of the file, numbered, the `differing` ones marked with `*`.
-fn numbered(file: &[&[u8]], start: usize, end: usize, differing: &[usize]) -> String {
-    let width = end.to_string().len();
-    let mut shown: Vec<String> = file[start..end]
-        .iter()
-        .take(MAX_SHOWN_LINES)
-        .enumerate()
-        .map(|(offset, line)| {
-            let text = String::from_utf8_lossy(lines::strip_ending(line));
-            let index = start + offset;
-            let mark = if differing.contains(&index) { '*' } else { ' ' };
-            format!(
-                "{mark} {:>width$} | {}",
-                index + 1,
-                lines::cut_chars(&text, MAX_SHOWN_CHARS).0
-            )
-        })
-        .collect();
-    if end - start > MAX_SHOWN_LINES {
-        shown.push(format!(
-            "  … and {} more lines",
-            end - start - MAX_SHOWN_LINES
-        ));
-    }
-    shown.join("\n")
 }
 
 /// The unified diff from `old` to `new` (3 lines of context, `path` on both header lines), for
