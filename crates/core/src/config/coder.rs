@@ -108,14 +108,7 @@ impl CoderConfig {
 
     /// Reads and validates the YAML file at `path`.
     pub fn load(path: &Path) -> Result<CoderConfig, ConfigError> {
-        #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            source_name: path.display().to_string(),
-            problems: vec![Problem {
-                key: String::new(),
-                message: format!("cannot read the file: {e}"),
-            }],
-        })?;
+        let text = super::read_file(path)?;
         CoderConfig::parse(&text, &path.display().to_string(), &|k| {
             std::env::var(k).ok()
         })

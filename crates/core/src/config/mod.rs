@@ -174,17 +174,22 @@ impl fmt::Display for ConfigError {
     }
 }
 
+/// The text of a configuration file, or the one problem of not being able to read it.
+pub(crate) fn read_file(path: &Path) -> Result<String, ConfigError> {
+    #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        source_name: path.display().to_string(),
+        problems: vec![Problem {
+            key: String::new(),
+            message: format!("cannot read the file: {e}"),
+        }],
+    })
+}
+
 impl Config {
     /// Reads and validates the TOML file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            source_name: path.display().to_string(),
-            problems: vec![Problem {
-                key: String::new(),
-                message: format!("cannot read the file: {e}"),
-            }],
-        })?;
+        let text = read_file(path)?;
         Config::parse(&text, &path.display().to_string())
     }
 

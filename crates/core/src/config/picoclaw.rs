@@ -199,14 +199,7 @@ impl PicoclawConfig {
     /// `PICOCLAW_TOOLS_<TOOL>_ENABLED` switches of the process environment.
     pub fn load(path: &Path) -> Result<PicoclawConfig, ConfigError> {
         let source_name = path.display().to_string();
-        #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            source_name: source_name.clone(),
-            problems: vec![Problem {
-                key: String::new(),
-                message: format!("cannot read the file: {e}"),
-            }],
-        })?;
+        let text = super::read_file(path)?;
         PicoclawConfig::parse(&text, &source_name, &process_env)
     }
 

@@ -84,14 +84,7 @@ impl Default for QwenConfig {
 impl QwenConfig {
     /// Reads and validates the settings file at `path`.
     pub fn load(path: &Path) -> Result<QwenConfig, ConfigError> {
-        #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            source_name: path.display().to_string(),
-            problems: vec![Problem {
-                key: String::new(),
-                message: format!("cannot read the file: {e}"),
-            }],
-        })?;
+        let text = super::read_file(path)?;
         QwenConfig::parse(&text, &path.display().to_string())
     }
 

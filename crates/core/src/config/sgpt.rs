@@ -106,14 +106,7 @@ impl AgentConfig {
 impl SgptConfig {
     /// Reads and validates the TOML file at `path`.
     pub fn load(path: &Path) -> Result<SgptConfig, ConfigError> {
-        #[allow(clippy::disallowed_methods)] // the configuration is not workspace I/O
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            source_name: path.display().to_string(),
-            problems: vec![Problem {
-                key: String::new(),
-                message: format!("cannot read the file: {e}"),
-            }],
-        })?;
+        let text = super::read_file(path)?;
         SgptConfig::parse(&text, &path.display().to_string())
     }
 
