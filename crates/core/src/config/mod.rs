@@ -22,6 +22,7 @@ use std::fmt;
 use std::path::Path;
 
 pub mod coder;
+mod json;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;

@@ -34,7 +34,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{ConfigError, Problem};
+use super::ConfigError;
+use super::json::{JsonChecks, describe};
 
 /// The bytes a byte-mode read returns when it names no length, and the most any read returns.
 pub const DEFAULT_MAX_READ_FILE_SIZE: u64 = 65_536;
@@ -221,23 +222,23 @@ impl PicoclawConfig {
         if !text.trim().is_empty() {
             match serde_json::from_str::<Value>(text) {
                 Ok(Value::Object(root)) => v.root(&mut config, &root),
-                Ok(other) => v.problem(
+                Ok(other) => v.c.problem(
                     "",
                     format!(
                         "the configuration must be a JSON object, not {}",
                         describe(&other)
                     ),
                 ),
-                Err(e) => v.problem("", format!("not valid JSON: {e}")),
+                Err(e) => v.c.problem("", format!("not valid JSON: {e}")),
             }
         }
         v.environment(&mut config, env);
-        if v.problems.is_empty() {
+        if v.c.problems.is_empty() {
             Ok(config)
         } else {
             Err(ConfigError {
                 source_name: source_name.to_string(),
-                problems: v.problems,
+                problems: v.c.problems,
             })
         }
     }
@@ -247,47 +248,18 @@ fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// The checks of this file's own sections, over the shared JSON checks.
 #[derive(Default)]
 struct Validator {
-    problems: Vec<Problem>,
+    c: JsonChecks,
 }
 
 impl Validator {
-    fn problem(&mut self, key: &str, message: impl Into<String>) {
-        self.problems.push(Problem {
-            key: key.to_string(),
-            message: message.into(),
-        });
-    }
-
-    fn object<'a>(&mut self, key: &str, value: &'a Value) -> Option<&'a Map<String, Value>> {
-        match value {
-            Value::Object(map) => Some(map),
-            other => {
-                self.problem(key, format!("must be an object, not {}", describe(other)));
-                None
-            }
-        }
-    }
-
-    fn bool(&mut self, key: &str, value: &Value) -> Option<bool> {
-        match value {
-            Value::Bool(b) => Some(*b),
-            other => {
-                self.problem(
-                    key,
-                    format!("must be true or false, not {}", describe(other)),
-                );
-                None
-            }
-        }
-    }
-
     fn count(&mut self, key: &str, value: &Value) -> Option<u64> {
         match value.as_u64() {
             Some(n) if n >= 1 => Some(n),
             _ => {
-                self.problem(
+                self.c.problem(
                     key,
                     format!("must be a whole number, 1 or more, not {}", describe(value)),
                 );
@@ -298,7 +270,7 @@ impl Validator {
 
     fn patterns(&mut self, key: &str, value: &Value) -> Option<Vec<String>> {
         let Value::Array(items) = value else {
-            self.problem(
+            self.c.problem(
                 key,
                 format!(
                     "must be an array of regular expressions, not {}",
@@ -312,12 +284,12 @@ impl Validator {
             match item.as_str() {
                 Some(p) => match regex::Regex::new(p) {
                     Ok(_) => out.push(p.to_string()),
-                    Err(e) => self.problem(
+                    Err(e) => self.c.problem(
                         key,
                         format!("{p:?} is not a valid regular expression: {e}"),
                     ),
                 },
-                None => self.problem(
+                None => self.c.problem(
                     key,
                     format!(
                         "{} is not a string; each entry is a regular expression over absolute paths",
@@ -332,22 +304,24 @@ impl Validator {
     fn root(&mut self, config: &mut PicoclawConfig, root: &Map<String, Value>) {
         if let Some(defaults) = root
             .get("agents")
-            .and_then(|a| self.object("agents", a))
+            .and_then(|a| self.c.object("agents", a))
             .and_then(|a| a.get("defaults"))
-            .and_then(|d| self.object("agents.defaults", d))
+            .and_then(|d| self.c.object("agents.defaults", d))
         {
             if let Some(v) = defaults.get("restrict_to_workspace")
-                && let Some(b) = self.bool("agents.defaults.restrict_to_workspace", v)
+                && let Some(b) = self.c.bool("agents.defaults.restrict_to_workspace", v)
             {
                 config.restrict_to_workspace = b;
             }
             if let Some(v) = defaults.get("allow_read_outside_workspace")
-                && let Some(b) = self.bool("agents.defaults.allow_read_outside_workspace", v)
+                && let Some(b) = self
+                    .c
+                    .bool("agents.defaults.allow_read_outside_workspace", v)
             {
                 config.allow_read_outside_workspace = b;
             }
         }
-        let Some(tools) = root.get("tools").and_then(|t| self.object("tools", t)) else {
+        let Some(tools) = root.get("tools").and_then(|t| self.c.object("tools", t)) else {
             return;
         };
         if let Some(v) = tools.get("allow_read_paths")
@@ -367,7 +341,7 @@ impl Validator {
         }
         for (tool, _) in SWITCHES {
             let key = format!("tools.{tool}");
-            let Some(section) = tools.get(tool).and_then(|s| self.object(&key, s)) else {
+            let Some(section) = tools.get(tool).and_then(|s| self.c.object(&key, s)) else {
                 continue;
             };
             let known: &[&str] = if tool == "read_file" {
@@ -383,14 +357,14 @@ impl Validator {
             };
             for name in section.keys() {
                 if !known.contains(&name.as_str()) {
-                    self.problem(
+                    self.c.problem(
                         &format!("{key}.{name}"),
                         format!("unknown key; the keys of {key} are {}", known.join(", ")),
                     );
                 }
             }
             if let Some(v) = section.get("enabled")
-                && let Some(b) = self.bool(&format!("{key}.enabled"), v)
+                && let Some(b) = self.c.bool(&format!("{key}.enabled"), v)
                 && let Some(slot) = config.tools.slot(tool)
             {
                 *slot = b;
@@ -410,7 +384,7 @@ impl Validator {
             Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("lines") => {
                 settings.mode = ReadFileMode::Lines;
             }
-            Some(other) => self.problem(
+            Some(other) => self.c.problem(
                 "tools.read_file.mode",
                 format!(
                     "{} is not a read mode; the modes are \"bytes\" (offset/length) and \"lines\" \
@@ -446,7 +420,7 @@ impl Validator {
                         *slot = b;
                     }
                 }
-                None => self.problem(
+                None => self.c.problem(
                     var,
                     format!(
                         "{raw:?} is not a boolean; use true or false (also 1/0, t/f) to switch \
@@ -464,16 +438,6 @@ fn parse_go_bool(raw: &str) -> Option<bool> {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
         _ => None,
-    }
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_string(),
-        Value::String(s) => format!("{s:?}"),
-        Value::Array(_) => "an array".to_string(),
-        Value::Object(_) => "an object".to_string(),
-        other => other.to_string(),
     }
 }
 

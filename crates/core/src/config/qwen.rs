@@ -23,6 +23,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::json::{JsonChecks, describe};
 use super::{ConfigError, Problem};
 use crate::text::encoding::DefaultEncoding;
 
@@ -132,22 +133,22 @@ impl QwenConfig {
         let mut config = self.clone();
         match serde_json::from_str::<Value>(&strip_comments(text)) {
             Ok(Value::Object(root)) => v.root(&root, &mut config),
-            Ok(other) => v.problem(
+            Ok(other) => v.c.problem(
                 "",
                 format!(
                     "the settings must be a JSON object, not {}",
                     describe(&other)
                 ),
             ),
-            Err(e) => v.problem("", format!("not valid JSON: {e}")),
+            Err(e) => v.c.problem("", format!("not valid JSON: {e}")),
         }
-        if v.problems.is_empty() {
+        if v.c.problems.is_empty() {
             *self = config;
             Ok(())
         } else {
             Err(ConfigError {
                 source_name: source_name.to_string(),
-                problems: v.problems,
+                problems: v.c.problems,
             })
         }
     }
@@ -169,48 +170,19 @@ impl QwenConfig {
     }
 }
 
+/// The checks of this file's own sections, over the shared JSON checks.
 #[derive(Default)]
 struct Validator {
-    problems: Vec<Problem>,
+    c: JsonChecks,
 }
 
 impl Validator {
-    fn problem(&mut self, key: &str, message: impl Into<String>) {
-        self.problems.push(Problem {
-            key: key.to_string(),
-            message: message.into(),
-        });
-    }
-
-    fn object<'a>(&mut self, key: &str, value: &'a Value) -> Option<&'a Map<String, Value>> {
-        match value {
-            Value::Object(map) => Some(map),
-            other => {
-                self.problem(key, format!("must be an object, not {}", describe(other)));
-                None
-            }
-        }
-    }
-
-    fn bool(&mut self, key: &str, value: &Value) -> Option<bool> {
-        match value {
-            Value::Bool(b) => Some(*b),
-            other => {
-                self.problem(
-                    key,
-                    format!("must be true or false, not {}", describe(other)),
-                );
-                None
-            }
-        }
-    }
-
     fn root(&mut self, root: &Map<String, Value>, config: &mut QwenConfig) {
         // Sections are visited in the file's order, so problems come in file order.
         for (name, value) in root {
             match name.as_str() {
                 "general" => {
-                    let Some(general) = self.object("general", value) else {
+                    let Some(general) = self.c.object("general", value) else {
                         continue;
                     };
                     if let Some(value) = general.get("defaultFileEncoding") {
@@ -218,7 +190,7 @@ impl Validator {
                     }
                 }
                 "context" => {
-                    let Some(context) = self.object("context", value) else {
+                    let Some(context) = self.c.object("context", value) else {
                         continue;
                     };
                     if let Some(filtering) = context.get("fileFiltering") {
@@ -226,7 +198,7 @@ impl Validator {
                     }
                 }
                 "model" => {
-                    let Some(model) = self.object("model", value) else {
+                    let Some(model) = self.c.object("model", value) else {
                         continue;
                     };
                     if let Some(modalities) = model.get("modalities") {
@@ -244,7 +216,7 @@ impl Validator {
             Value::Null => config.default_file_encoding = DefaultEncoding::Unset,
             Value::String(s) => match DefaultEncoding::parse(Some(s)) {
                 Ok(encoding) => config.default_file_encoding = encoding,
-                Err(_) => self.problem(
+                Err(_) => self.c.problem(
                     KEY,
                     format!(
                         "{s:?} is not a known value; use \"utf-8\" (UTF-8 without BOM) or \
@@ -253,7 +225,7 @@ impl Validator {
                     ),
                 ),
             },
-            other => self.problem(
+            other => self.c.problem(
                 KEY,
                 format!(
                     "must be \"utf-8\" or \"utf-8-bom\", not {}",
@@ -265,19 +237,19 @@ impl Validator {
 
     fn filtering(&mut self, value: &Value, config: &mut QwenConfig) {
         const PREFIX: &str = "context.fileFiltering";
-        let Some(filtering) = self.object(PREFIX, value) else {
+        let Some(filtering) = self.c.object(PREFIX, value) else {
             return;
         };
         for (name, value) in filtering {
             let key = format!("{PREFIX}.{name}");
             match name.as_str() {
                 "respectGitIgnore" => {
-                    if let Some(b) = self.bool(&key, value) {
+                    if let Some(b) = self.c.bool(&key, value) {
                         config.respect_git_ignore = b;
                     }
                 }
                 "respectQwenIgnore" => {
-                    if let Some(b) = self.bool(&key, value) {
+                    if let Some(b) = self.c.bool(&key, value) {
                         config.respect_qwen_ignore = b;
                     }
                 }
@@ -290,7 +262,7 @@ impl Validator {
 
     fn custom_files(&mut self, key: &str, value: &Value, config: &mut QwenConfig) {
         let Value::Array(items) = value else {
-            self.problem(
+            self.c.problem(
                 key,
                 format!(
                     "must be a list of file names relative to the workspace root, not {}",
@@ -303,7 +275,7 @@ impl Validator {
         for (i, item) in items.iter().enumerate() {
             let key = format!("{key}[{i}]");
             let Value::String(name) = item else {
-                self.problem(
+                self.c.problem(
                     &key,
                     format!(
                         "must be a file name relative to the workspace root, not {}",
@@ -325,7 +297,7 @@ impl Validator {
                 None
             };
             match why {
-                Some(why) => self.problem(
+                Some(why) => self.c.problem(
                     &key,
                     format!(
                         "{name:?} {why}; name an ignore file relative to the workspace root, \
@@ -341,25 +313,25 @@ impl Validator {
 
     fn modalities(&mut self, value: &Value, config: &mut QwenConfig) {
         const PREFIX: &str = "model.modalities";
-        let Some(modalities) = self.object(PREFIX, value) else {
+        let Some(modalities) = self.c.object(PREFIX, value) else {
             return;
         };
         for (name, value) in modalities {
             let key = format!("{PREFIX}.{name}");
             match name.as_str() {
                 "image" => {
-                    if let Some(b) = self.bool(&key, value) {
+                    if let Some(b) = self.c.bool(&key, value) {
                         config.modalities.image = b;
                     }
                 }
                 "pdf" => {
-                    if let Some(b) = self.bool(&key, value) {
+                    if let Some(b) = self.c.bool(&key, value) {
                         config.modalities.pdf = b;
                     }
                 }
                 "audio" | "video" => {
                     if value != &Value::Bool(false) {
-                        self.problem(
+                        self.c.problem(
                             &key,
                             format!(
                                 "only false is supported: read_file describes {name} files \
@@ -368,7 +340,7 @@ impl Validator {
                         );
                     }
                 }
-                _ => self.problem(
+                _ => self.c.problem(
                     &key,
                     "unknown modality; the modalities are \"image\", \"pdf\", \"audio\", \
                      \"video\"",
@@ -430,17 +402,6 @@ fn strip_comments(text: &str) -> String {
         }
     }
     out
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("{s:?}"),
-        Value::Array(_) => "a list".to_string(),
-        Value::Object(_) => "an object".to_string(),
-    }
 }
 
 #[cfg(test)]
