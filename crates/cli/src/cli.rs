@@ -17,8 +17,9 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve a workspace over MCP on standard input and output.
-    Serve(WorkspaceArgs),
+    /// Serve a workspace over MCP: on standard input and output, or over streamable HTTP with
+    /// --http.
+    Serve(ServeArgs),
     /// Make one tool call and print what the model would see (exit 0 ok, 1 tool error,
     /// 2 usage or configuration error).
     Call {
@@ -42,6 +43,28 @@ pub enum Command {
         #[arg(long, value_enum)]
         profile: Option<Profile>,
     },
+}
+
+/// Options of `fsgate serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    /// Serve MCP over streamable HTTP on ADDR:PORT (the endpoint is /mcp) instead of stdio. A
+    /// non-loopback address requires a bearer token.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub http: Option<String>,
+    /// A file holding the bearer token HTTP clients must send (else $FSGATE_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// A browser origin allowed to call the HTTP endpoint besides the loopback ones
+    /// (repeatable), e.g. https://app.example.com:443.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    /// A Host header the HTTP endpoint accepts (repeatable) [default: loopback names on a
+    /// loopback address, any host otherwise].
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
 }
 
 /// The tool surface to offer.
@@ -72,7 +95,7 @@ pub enum JailMode {
 }
 
 /// Options shared by every command that opens a workspace.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct WorkspaceArgs {
     /// The working directory relative paths resolve against [default: the current directory].
     /// Repeat it for several allowed roots (coder, or --jail roots); the first is primary.

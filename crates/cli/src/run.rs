@@ -42,11 +42,47 @@ impl Outcome {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
-        Command::Serve(args) => {
-            let ws = match open(&args) {
+        Command::Serve(serve) => {
+            let args = &serve.workspace;
+            let ws = match open(args) {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the async runtime")?;
+            if let Some(addr) = &serve.http {
+                let addr = match fsgate_mcp::http::parse_addr(addr) {
+                    Ok(addr) => addr,
+                    Err(message) => return Ok(Outcome::Usage(message)),
+                };
+                let token = match read_token(serve.token_file.as_deref()) {
+                    Ok(token) => token,
+                    Err(message) => return Ok(Outcome::Usage(message)),
+                };
+                if !addr.ip().is_loopback() && token.is_none() {
+                    return Ok(Outcome::Usage(format!(
+                        "{addr} is not a loopback address, so a bearer token is required: pass \
+                         --token-file FILE or set FSGATE_TOKEN"
+                    )));
+                }
+                drop(ws);
+                let options = fsgate_mcp::http::HttpOptions {
+                    token,
+                    allowed_origins: serve.allowed_origins.clone(),
+                    allowed_hosts: serve.allowed_hosts.clone(),
+                };
+                let listener = match runtime.block_on(tokio::net::TcpListener::bind(addr)) {
+                    Ok(listener) => listener,
+                    Err(e) => return Ok(Outcome::Usage(format!("cannot listen on {addr}: {e}"))),
+                };
+                // Each HTTP session opens its own workspace, so per-session state stays apart.
+                let workspace_args = serve.workspace.clone();
+                let opener = move || open(&workspace_args);
+                runtime.block_on(fsgate_mcp::http::serve_http(listener, opener, options))?;
+                return Ok(Outcome::Ok);
+            }
             tracing::info!(root = %ws.root().display(), "serving over stdio");
             let ws = Arc::new(ws);
             // Keeps the configuration watched for as long as the server runs.
@@ -54,10 +90,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 (Some(path), Profile::Coder) => crate::watch::config(Arc::clone(&ws), path),
                 _ => None,
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?;
             runtime.block_on(fsgate_mcp::serve_stdio(ws))?;
             Ok(Outcome::Ok)
         }
@@ -219,6 +251,26 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
         tracing::info!(roots = ?jail, "allowed roots");
     }
     Ok(ws)
+}
+
+/// The bearer token for HTTP: the file's first line, else $FSGATE_TOKEN, else none.
+fn read_token(file: Option<&Path>) -> Result<Option<String>, String> {
+    let token = match file {
+        Some(path) => {
+            #[allow(clippy::disallowed_methods)] // the token file is not workspace I/O
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+            text.lines().next().unwrap_or("").trim().to_string()
+        }
+        None => std::env::var("FSGATE_TOKEN").unwrap_or_default(),
+    };
+    if token.is_empty() {
+        return match file {
+            Some(path) => Err(format!("the token file {} is empty", path.display())),
+            None => Ok(None),
+        };
+    }
+    Ok(Some(token))
 }
 
 /// Whether `path` names the configuration file an event is about.

@@ -15,6 +15,8 @@
 
 #![deny(missing_docs)]
 
+pub mod http;
+
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -51,7 +53,7 @@ impl FsgateServer {
 
 /// The error of running the server.
 #[derive(Debug)]
-pub struct ServeError(String);
+pub struct ServeError(pub String);
 
 impl std::fmt::Display for ServeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,0 +1,137 @@
+//! MCP over streamable HTTP: the same handler as stdio, one workspace per session (so state such
+//! as notebook read records stays with its session), behind a bearer token when one is set and
+//! with browser `Origin` headers checked.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use fsgate_core::Workspace;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::{FsgateServer, ServeError};
+
+/// The path the MCP endpoint is mounted at.
+pub const ENDPOINT: &str = "/mcp";
+
+/// How the HTTP transport listens and whom it lets in.
+#[derive(Clone, Debug, Default)]
+pub struct HttpOptions {
+    /// The bearer token every request must carry; `None` only on a loopback address.
+    pub token: Option<String>,
+    /// Browser origins allowed besides the loopback ones (`http://localhost:*` and kin).
+    pub allowed_origins: Vec<String>,
+    /// `Host` headers allowed; empty means loopback names on a loopback bind, any host
+    /// otherwise (the token guards those).
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Serves MCP over streamable HTTP on `listener` until the process ends. `open` opens the
+/// workspace of each new session. The bound address is logged.
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    open: impl Fn() -> Result<Workspace, String> + Send + Sync + 'static,
+    options: HttpOptions,
+) -> Result<(), ServeError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ServeError(format!("cannot read the bound address: {e}")))?;
+    if !addr.ip().is_loopback() && options.token.is_none() {
+        return Err(ServeError(format!(
+            "{addr} is not a loopback address, so a bearer token is required: pass \
+             --token-file FILE or set FSGATE_TOKEN"
+        )));
+    }
+    let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    origins.extend(options.allowed_origins.iter().cloned());
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    if !options.allowed_hosts.is_empty() {
+        config = config.with_allowed_hosts(options.allowed_hosts.clone());
+    } else if !addr.ip().is_loopback() {
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || {
+            open()
+                .map(|ws| FsgateServer::new(Arc::new(ws)))
+                .map_err(std::io::Error::other)
+        },
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token = Arc::new(options.token.clone());
+    let router = axum::Router::new()
+        .nest_service(ENDPOINT, service)
+        .layer(middleware::from_fn_with_state(token, require_token));
+    tracing::info!("serving MCP over HTTP at http://{addr}{ENDPOINT}");
+    eprintln!("fsgate: listening on http://{addr}{ENDPOINT}");
+    axum::serve(listener, router)
+        .await
+        .map_err(|e| ServeError(format!("the HTTP server stopped: {e}")))
+}
+
+/// Refuses a request without the bearer token (401), comparing in constant time.
+async fn require_token(
+    State(token): State<Arc<Option<String>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(expected) = token.as_deref() else {
+        return next.run(request).await;
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "a valid bearer token is required (Authorization: Bearer TOKEN)\n",
+        )
+            .into_response()
+    }
+}
+
+/// Whether `a` equals `b`, taking the same time wherever they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = a.len() ^ b.len();
+    for (i, &byte) in b.iter().enumerate() {
+        diff |= usize::from(a.get(i).copied().unwrap_or(0) ^ byte);
+    }
+    diff == 0
+}
+
+/// Parses `ADDR:PORT` (e.g. `127.0.0.1:8080`, `[::1]:0`).
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    text.parse().map_err(|e| {
+        format!("--http {text:?} is not an address and port ({e}); pass e.g. 127.0.0.1:8080")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_time_eq;
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secre", b"secret"));
+        assert!(!constant_time_eq(b"secretx", b"secret"));
+        assert!(!constant_time_eq(b"", b"secret"));
+        assert!(!constant_time_eq(b"Secret", b"secret"));
+    }
+}
