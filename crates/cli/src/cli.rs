@@ -31,8 +31,15 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
-    /// Print the tool definitions (name, description, inputSchema) as JSON.
-    Schema(WorkspaceArgs),
+    /// Print the tool definitions (name, description, inputSchema …) as JSON, in the format of
+    /// a model API.
+    Schema {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The tool-definition format.
+        #[arg(long, value_enum, default_value_t = SchemaFormat::Mcp)]
+        format: SchemaFormat,
+    },
     /// Print the system-prompt fragment for this configuration.
     Prompt(WorkspaceArgs),
     /// Validate a configuration file: exit 0, or exit 2 listing every problem.
@@ -82,6 +89,20 @@ pub enum Profile {
     Picoclaw,
     /// sgpt: read_files, diff, replace, exec_shell, search_lores, agent.
     Sgpt,
+}
+
+/// A model API's tool-definition format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFormat {
+    /// MCP tools/list entries (name, description, inputSchema, outputSchema, annotations).
+    #[default]
+    Mcp,
+    /// OpenAI function tools.
+    Openai,
+    /// Anthropic tools.
+    Anthropic,
+    /// Gemini function declarations (schemas rewritten to its dialect).
+    Gemini,
 }
 
 /// Whether paths are confined.

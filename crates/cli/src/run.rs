@@ -7,13 +7,14 @@ use anyhow::Context as _;
 use std::path::Path;
 use std::sync::Arc;
 
+use fsgate_core::surface::export::{Format, export};
 use fsgate_core::{
     CoderConfig, Config, Content, Options, PicoclawConfig, Profile as CoreProfile, QwenConfig,
     SgptConfig, Workspace,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::cli::{Cli, Command, JailMode, Profile, WorkspaceArgs};
+use crate::cli::{Cli, Command, JailMode, Profile, SchemaFormat, WorkspaceArgs};
 
 /// How a command ended.
 pub enum Outcome {
@@ -137,22 +138,18 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Outcome::Ok
             })
         }
-        Command::Schema(args) => {
-            let ws = match open(&args) {
+        Command::Schema { workspace, format } => {
+            let ws = match open(&workspace) {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
-            let tools: Vec<Value> = ws
-                .tools()
-                .into_iter()
-                .map(|t| {
-                    json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "inputSchema": t.input_schema,
-                    })
-                })
-                .collect();
+            let format = match format {
+                SchemaFormat::Mcp => Format::Mcp,
+                SchemaFormat::Openai => Format::OpenAi,
+                SchemaFormat::Anthropic => Format::Anthropic,
+                SchemaFormat::Gemini => Format::Gemini,
+            };
+            let tools = export(&ws.tools(), format);
             println!("{}", serde_json::to_string_pretty(&tools)?);
             Ok(Outcome::Ok)
         }

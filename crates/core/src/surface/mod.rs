@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod coder;
+pub mod export;
 pub mod gg;
 pub mod picoclaw;
 pub mod qwen;

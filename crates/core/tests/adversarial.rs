@@ -1,0 +1,22 @@
+//! The adversarial suite (issue 9): escapes, secrets, atomicity, resources and bad input,
+//! driven through the public `Workspace` API for every profile. See each module.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+
+#[path = "adversarial/support.rs"]
+mod support;
+
+#[path = "adversarial/escapes.rs"]
+mod escapes;
+
+#[path = "adversarial/resources.rs"]
+mod resources;
+
+#[path = "adversarial/atomicity.rs"]
+mod atomicity;
+
+#[path = "adversarial/bad_input.rs"]
+mod bad_input;
+
+#[path = "adversarial/secrets.rs"]
+mod secrets;
