@@ -161,8 +161,14 @@ pub fn real_path(path: &Path) -> PathBuf {
 /// the length it had before. FIFOs and devices are refused before they are opened.
 pub fn append(place: Place<'_>, bytes: &[u8]) -> io::Result<u64> {
     match metadata(place) {
-        Ok(meta) => check_regular(&meta)?,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Ok(meta) => {
+            check_regular(&meta)?;
+            check_writable(&meta, "the file")?;
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let (parent, _) = parent_and_name(place)?;
+            check_writable(&Meta::from(parent.dir_metadata()?), "its folder")?;
+        }
         Err(e) => return Err(e),
     }
     let mut file = match place {
@@ -199,6 +205,21 @@ pub fn open_regular(place: Place<'_>) -> io::Result<(File, Meta)> {
     let meta = Meta::from(file.metadata()?);
     check_regular(&meta)?;
     Ok((file, meta))
+}
+
+/// Refuses to change what carries no write permission bit at all: a file or folder made
+/// read-only on purpose stays so even for a process (root) the kernel would let write.
+fn check_writable(meta: &Meta, what: &str) -> io::Result<()> {
+    if meta.mode & 0o222 == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{what} is read-only (mode {:o}); make it writable first if it is meant to change",
+                meta.mode
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn check_regular(meta: &Meta) -> io::Result<()> {
@@ -455,11 +476,13 @@ fn replace_in(
                 return Err(io::Error::from(io::ErrorKind::AlreadyExists));
             }
             check_regular(&meta)?;
+            check_writable(&meta, "the file")?;
             Some(meta)
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    check_writable(&Meta::from(dir.dir_metadata()?), "its folder")?;
     let mode = options
         .exact_mode
         .or(existing.map(|m| m.mode))

@@ -86,7 +86,6 @@ fn whole_writes_keep_mode_and_owner(p: P) {
 }
 every!(whole_writes_keep_mode_and_owner:
     gg => P::Gg,
-    #[ignore = "BUG: coder create-file with overwrite: true resets an existing file's mode 0640 to 0644"]
     coder => P::Coder,
     qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
 
@@ -113,15 +112,10 @@ fn read_only_file_and_directory_are_respected(p: P) {
     std::fs::set_permissions(fx.root.join("rod"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 every!(read_only_file_and_directory_are_respected:
-    #[ignore = "BUG: gg edit_file/write_file rewrite a mode-0444 file when running as root"]
     gg => P::Gg,
-    #[ignore = "BUG: coder update-file/create-file rewrite a mode-0444 file when running as root"]
     coder => P::Coder,
-    #[ignore = "BUG: qwen edit/write_file rewrite a mode-0444 file when running as root"]
     qwen => P::Qwen,
-    #[ignore = "BUG: picoclaw edit_file/write_file/append_file rewrite a mode-0444 file when running as root"]
     pico => P::Pico,
-    #[ignore = "BUG: sgpt replace rewrites a mode-0444 file when running as root"]
     sgpt => P::Sgpt);
 
 /// Setup: the root is a 1 MB tmpfs holding `big.txt` (600 KB: "bait\n" then filler) and a

@@ -35,7 +35,12 @@ pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOu
 }
 
 fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64> {
-    let mode = parse_mode(&spec.mode)?;
+    // Left out, the mode is 0644 for a new file; a replaced file keeps its own.
+    let mode = match spec.mode.as_deref() {
+        Some(text) => Some(parse_mode(text)?),
+        None if ctx.access.metadata(target).is_err() => Some(0o644),
+        None => None,
+    };
     let len = spec.content.len() as u64;
     if len > ctx.limits.max_write_bytes {
         return Err(ToolError::new(
@@ -56,7 +61,7 @@ fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64
     let options = WriteOptions {
         create_parents: spec.parents,
         create_new: !spec.overwrite,
-        exact_mode: Some(mode),
+        exact_mode: mode,
         ..WriteOptions::default()
     };
     ctx.access

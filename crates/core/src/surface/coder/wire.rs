@@ -28,10 +28,6 @@ fn default_page() -> u32 {
     1
 }
 
-fn default_mode() -> String {
-    "0644".to_string()
-}
-
 // ---------------------------------------------------------------------------------------------
 // info
 
@@ -427,9 +423,11 @@ pub struct CreateFileInput {
 pub struct CreateFileSpec {
     /// The content.
     pub content: String,
-    /// Octal permission bits, e.g. "0644".
-    #[serde(default = "default_mode")]
-    pub mode: String,
+    /// Octal permission bits, e.g. "0644". Left out, a new file gets 0644 and a replaced one
+    /// keeps its own.
+    #[serde(default)]
+    #[schemars(extend("default" = "0644"), with = "String")]
+    pub mode: Option<String>,
     /// Replace an existing file.
     #[serde(default)]
     pub overwrite: bool,
