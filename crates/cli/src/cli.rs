@@ -12,6 +12,20 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// How logs (on stderr) are written; FSGATE_LOG sets the level, e.g. FSGATE_LOG=info for
+    /// one event per call.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// The shape of log lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per event.
+    Json,
 }
 
 /// The subcommands.

@@ -95,6 +95,26 @@ fn to_mcp_tool(def: &ToolDef) -> Tool {
     tool
 }
 
+/// The error code of a failed call: a structured `code` (coder's C2xx), else the kind before
+/// the colon of its text (`not-found`, ...).
+pub fn error_code(output: &ToolOutput) -> Option<String> {
+    if !output.is_error {
+        return None;
+    }
+    if let Some(code) = output
+        .structured
+        .as_ref()
+        .and_then(|s| s.get("code"))
+        .and_then(|c| c.as_str())
+    {
+        return Some(code.to_string());
+    }
+    let text = output.text_content();
+    let kind = text.split_once(": ")?.0;
+    (!kind.is_empty() && kind.len() < 40 && !kind.contains(char::is_whitespace))
+        .then(|| kind.to_string())
+}
+
 /// Maps a tool output to an MCP result.
 pub fn to_mcp_result(output: ToolOutput) -> CallToolResult {
     let content = output
@@ -150,6 +170,7 @@ impl ServerHandler for FsgateServer {
             .map_or(serde_json::Value::Null, serde_json::Value::Object);
         let workspace = Arc::clone(&self.workspace);
         let span_name = name.clone();
+        let started = std::time::Instant::now();
         // A cancelled request sets the flag the engine checks during long work.
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let ctx = CallContext::with_flag(Arc::clone(&flag));
@@ -163,12 +184,39 @@ impl ServerHandler for FsgateServer {
             .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));
         watcher.abort();
         let outcome = outcome?;
+        let millis = started.elapsed().as_secs_f64() * 1000.0;
         match outcome {
             Ok(output) => {
-                tracing::debug!(tool = %span_name, is_error = output.is_error, "call");
+                // One event per call, so error frequencies per tool and code are one query.
+                let code = error_code(&output);
+                tracing::info!(
+                    tool = %span_name,
+                    duration_ms = millis,
+                    outcome = if output.is_error { "error" } else { "ok" },
+                    code = code.as_deref().unwrap_or(""),
+                    "call"
+                );
                 Ok(to_mcp_result(output).into())
             }
-            Err(unknown) => Err(McpError::invalid_params(unknown.to_string(), None)),
+            Err(unknown) => {
+                tracing::info!(tool = %span_name, duration_ms = millis, outcome = "unknown-tool", "call");
+                Err(McpError::invalid_params(unknown.to_string(), None))
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn error_codes_come_from_structured_codes_or_the_kind_prefix() {
+        let coder = ToolOutput::json(json!({"code": "C211", "message": "gone"}), true);
+        assert_eq!(error_code(&coder).as_deref(), Some("C211"));
+        let gg = ToolOutput::error(&fsgate_core::ToolError::not_found("x does not exist"));
+        assert_eq!(error_code(&gg).as_deref(), Some("not-found"));
+        assert_eq!(error_code(&ToolOutput::text("fine: all good")), None);
     }
 }
