@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fsgate_core::Workspace;
 use fsgate_core::surface::Reload;
@@ -37,17 +37,32 @@ pub fn config(ws: Arc<Workspace>, path: &Path) -> Option<notify::RecommendedWatc
         );
         return None;
     }
+    // Only changes of the file itself count: reading it to reload must not trigger a reload,
+    // and other files of its folder (a log, say) are none of its business.
+    let concerns = move |event: &notify::Result<notify::Event>, path: &Path| {
+        event.as_ref().is_ok_and(|event| {
+            (event.kind.is_modify() || event.kind.is_create() || event.kind.is_remove())
+                && event.paths.iter().any(|p| crate::run::same_file(p, path))
+        })
+    };
     std::thread::spawn(move || {
         while let Ok(event) = rx.recv() {
-            let Ok(event) = event else { continue };
-            // Only changes count: reading the file to reload it must not trigger a reload.
-            let changed =
-                event.kind.is_modify() || event.kind.is_create() || event.kind.is_remove();
-            if !changed || !event.paths.iter().any(|p| crate::run::same_file(p, &path)) {
+            if !concerns(&event, &path) {
                 continue;
             }
-            // Let a burst of events (write, then rename) settle into one reload.
-            while rx.recv_timeout(Duration::from_millis(100)).is_ok() {}
+            // Let a burst of changes (write, then rename) settle into one reload: wait until the
+            // file has been quiet for 100 ms, but never longer than a second in all.
+            let settling = Instant::now();
+            let mut quiet_since = Instant::now();
+            while settling.elapsed() < Duration::from_secs(1)
+                && quiet_since.elapsed() < Duration::from_millis(100)
+            {
+                if let Ok(next) = rx.recv_timeout(Duration::from_millis(20))
+                    && concerns(&next, &path)
+                {
+                    quiet_since = Instant::now();
+                }
+            }
             match ws.reload(&path) {
                 Reload::Applied => tracing::info!("configuration {} reloaded", path.display()),
                 Reload::NeedsRestart(fields) => tracing::warn!(
