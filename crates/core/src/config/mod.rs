@@ -431,7 +431,8 @@ fn join(prefix: &str, key: &str) -> String {
     }
 }
 
-fn quoted_list(items: &[&str]) -> String {
+/// `"a", "b"` (or `none`), for the lists of accepted values in problems.
+pub(crate) fn quoted_list(items: &[&str]) -> String {
     if items.is_empty() {
         return "none".to_string();
     }
@@ -442,7 +443,8 @@ fn quoted_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-fn describe(value: &Value) -> String {
+/// How a TOML value is named in a problem: strings quoted, containers by kind.
+pub(crate) fn describe(value: &Value) -> String {
     match value {
         Value::String(s) => format!("{s:?}"),
         Value::Table(_) => "a table".to_string(),

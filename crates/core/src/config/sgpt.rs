@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use toml::{Table, Value};
 
-use super::{ConfigError, Problem};
+use super::{ConfigError, Problem, describe, quoted_list};
 
 /// The placeholders an `[agent]` argument may hold.
 pub const AGENT_PLACEHOLDERS: [&str; 5] = ["prompt", "query", "title", "model", "tools"];
@@ -157,7 +157,7 @@ impl Validator {
                 };
                 self.problem(
                     &shown,
-                    format!("unknown key; the keys here are {}", quoted(known)),
+                    format!("unknown key; the keys here are {}", quoted_list(known)),
                 );
             }
         }
@@ -446,23 +446,6 @@ pub fn expand(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<
     }
     out.push_str(rest);
     Ok(out)
-}
-
-fn quoted(items: &[&str]) -> String {
-    items
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("{s:?}"),
-        Value::Table(_) => "a table".to_string(),
-        Value::Array(_) => "an array".to_string(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]
