@@ -18,8 +18,6 @@ from conftest import make, serve, write_config
 
 HERE = Path(__file__).resolve().parent
 SCHEMAS: dict[str, Any] = json.loads((HERE / "coder_response_schemas.json").read_text(encoding="utf-8"))
-# Where the spec's API reference was extracted to when the fixture was made (absent in CI).
-SPEC_API = Path("/tmp/coder_api.json")
 
 CODER_TOOLS = {
     "info",
@@ -134,17 +132,6 @@ def test_the_schema_fixture_has_one_schema_per_function_and_no_prose():
     for name, schema in SCHEMAS.items():
         jsonschema.Draft7Validator.check_schema(schema)
         assert schema["type"] == "object", name
-
-
-@pytest.mark.skipif(not SPEC_API.is_file(), reason="the spec's API reference is not extracted here")
-def test_the_schema_fixture_is_the_spec_api_reference_stripped():
-    api = json.loads(SPEC_API.read_text(encoding="utf-8"))
-    from_spec = {
-        f["name"].split("::", 1)[1]: strip(f["response_schema"])
-        for f in api["functions"]
-        if f["name"].split("::", 1)[1] in CODER_TOOLS
-    }
-    assert from_spec == SCHEMAS
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ pub enum Content {
     },
     /// A file embedded whole as a resource (a PDF for a model that reads them).
     Resource {
-        /// The file's URI, e.g. `file:///work/spec.pdf`.
+        /// The file's URI, e.g. `file:///srv/project/spec.pdf`.
         uri: String,
         /// The MIME type, e.g. `application/pdf`.
         mime: &'static str,
