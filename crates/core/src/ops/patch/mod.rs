@@ -4,6 +4,60 @@
 pub mod unified;
 pub mod v4a;
 
+/// One line of a patched file: its text and its ending, borrowed from the file, the patch or
+/// the file's line ending.
+#[derive(Clone, Copy)]
+pub(crate) struct Piece<'a> {
+    pub content: &'a [u8],
+    pub ending: &'a [u8],
+}
+
+impl<'a> Piece<'a> {
+    /// A line as the file or the patch holds it.
+    pub fn of(line: &'a [u8]) -> Piece<'a> {
+        let content = lines::strip_ending(line);
+        Piece {
+            content,
+            ending: &line[content.len()..],
+        }
+    }
+}
+
+/// What one hunk does to the original: lines `start..end` become `pieces`.
+pub(crate) struct Edit<'a> {
+    pub start: usize,
+    pub end: usize,
+    pub pieces: Vec<Piece<'a>>,
+}
+
+/// The file's lines with `edits` (ascending, not overlapping) spliced in. A line that ends up
+/// followed by another gets `eol` if it had no ending.
+pub(crate) fn splice(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> {
+    let size: usize = file.iter().map(|l| l.len()).sum();
+    let mut out = Vec::with_capacity(size + size / 8 + 64);
+    let push = |out: &mut Vec<u8>, piece: Piece<'_>| {
+        if !out.is_empty() && !out.ends_with(b"\n") {
+            out.extend_from_slice(eol);
+        }
+        out.extend_from_slice(piece.content);
+        out.extend_from_slice(piece.ending);
+    };
+    let mut next = 0;
+    for edit in edits {
+        for line in &file[next..edit.start] {
+            push(&mut out, Piece::of(line));
+        }
+        for &piece in &edit.pieces {
+            push(&mut out, piece);
+        }
+        next = edit.end;
+    }
+    for line in &file[next..] {
+        push(&mut out, Piece::of(line));
+    }
+    out
+}
+
 // Shared wording of the engines' errors: how a hunk and the file around it are quoted.
 
 use crate::text::lines;

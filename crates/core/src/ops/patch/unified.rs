@@ -62,7 +62,9 @@ use std::time::Duration;
 
 use similar::TextDiff;
 
-use super::{MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span};
+use super::{
+    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, Piece, numbered, old_side_count, quote, span, splice,
+};
 use crate::error::{ErrorKind, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -481,32 +483,6 @@ fn bare(raw: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
-/// One line of output: its text and its ending, borrowed from the file, the diff or the
-/// file's line ending.
-#[derive(Clone, Copy)]
-struct Piece<'a> {
-    content: &'a [u8],
-    ending: &'a [u8],
-}
-
-impl<'a> Piece<'a> {
-    /// A line as the file or the diff holds it.
-    fn of(line: &'a [u8]) -> Piece<'a> {
-        let content = lines::strip_ending(line);
-        Piece {
-            content,
-            ending: &line[content.len()..],
-        }
-    }
-}
-
-/// What one hunk does to the original: lines `start..end` become `pieces`.
-struct Edit<'a> {
-    start: usize,
-    end: usize,
-    pieces: Vec<Piece<'a>>,
-}
-
 /// Applies `diff` to the file `original`: every hunk or none. See the module documentation.
 /// A hunk that anchors nowhere is [`ErrorKind::NoMatch`], one that anchors more than once
 /// [`ErrorKind::NotUnique`], one that anchors only before the previous hunk or has nothing to
@@ -559,7 +535,7 @@ pub fn apply(original: &[u8], diff: &UnifiedDiff) -> Result<Applied, ToolError> 
         edits.push(edit);
     }
     Ok(Applied {
-        bytes: assemble(original, &file, &edits, eol, final_ending),
+        bytes: assemble(&file, &edits, eol, final_ending),
         hunks_applied: total,
         placements,
     })
@@ -622,35 +598,8 @@ fn final_ending_of(hunk: &Hunk, original: &[u8]) -> Option<bool> {
 }
 
 /// The original with `edits` (ascending, disjoint) spliced in.
-fn assemble(
-    original: &[u8],
-    file: &[&[u8]],
-    edits: &[Edit<'_>],
-    eol: &[u8],
-    final_ending: Option<bool>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(original.len() + original.len() / 8);
-    // A line that ends up followed by another gets an ending.
-    let push = |out: &mut Vec<u8>, piece: Piece<'_>| {
-        if !out.is_empty() && !out.ends_with(b"\n") {
-            out.extend_from_slice(eol);
-        }
-        out.extend_from_slice(piece.content);
-        out.extend_from_slice(piece.ending);
-    };
-    let mut next = 0;
-    for edit in edits {
-        for line in &file[next..edit.start] {
-            push(&mut out, Piece::of(line));
-        }
-        for &piece in &edit.pieces {
-            push(&mut out, piece);
-        }
-        next = edit.end;
-    }
-    for line in &file[next..] {
-        push(&mut out, Piece::of(line));
-    }
+fn assemble(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8], final_ending: Option<bool>) -> Vec<u8> {
+    let mut out = splice(file, edits, eol);
     match final_ending {
         Some(true) if !out.is_empty() && !out.ends_with(b"\n") => out.extend_from_slice(eol),
         Some(false) if out.ends_with(b"\n") => {

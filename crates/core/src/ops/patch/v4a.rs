@@ -64,7 +64,9 @@
 //! - Every hunk applies or none does; errors name the hunk, show the lines it looked for and,
 //!   when it was not found, the closest region of the file.
 
-use super::{MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span};
+use super::{
+    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, Piece, numbered, old_side_count, quote, span, splice,
+};
 use crate::error::{ErrorKind, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -554,30 +556,6 @@ fn unexpected(n: usize, line: &str, context: &str) -> ToolError {
     ))
 }
 
-/// One line of the result: its content and its ending.
-#[derive(Clone, Copy)]
-struct Piece<'a> {
-    content: &'a [u8],
-    ending: &'a [u8],
-}
-
-impl<'a> Piece<'a> {
-    fn of(line: &'a [u8]) -> Piece<'a> {
-        let content = lines::strip_ending(line);
-        Piece {
-            content,
-            ending: &line[content.len()..],
-        }
-    }
-}
-
-/// What one hunk does: lines `start..end` of the original become `pieces`.
-struct Edit<'a> {
-    start: usize,
-    end: usize,
-    pieces: Vec<Piece<'a>>,
-}
-
 /// Applies an update's `hunks` to the file `original`: every hunk or none. See the module
 /// documentation. A hunk found nowhere is [`ErrorKind::NoMatch`], one found more than once
 /// [`ErrorKind::NotUnique`], one without a place (only added lines, no `*** End of File`) or
@@ -632,7 +610,7 @@ pub fn apply(original: &[u8], hunks: &[Hunk]) -> Result<Applied, ToolError> {
         from = from.max(end);
     }
     edits.sort_by_key(|e| (e.start, e.end));
-    let mut bytes = assemble(&file, &edits, eol);
+    let mut bytes = splice(&file, &edits, eol);
     if touches_end && !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.extend_from_slice(eol);
     }
@@ -709,33 +687,6 @@ fn build_edit<'a>(hunk: &'a Hunk, file: &[&'a [u8]], start: usize, eol: &'static
         end: at,
         pieces,
     }
-}
-
-/// The original lines with `edits` (sorted, disjoint) spliced in.
-fn assemble(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> {
-    let size: usize = file.iter().map(|l| l.len()).sum();
-    let mut out = Vec::with_capacity(size + size / 8 + 64);
-    let push = |out: &mut Vec<u8>, piece: Piece<'_>| {
-        if !out.is_empty() && !out.ends_with(b"\n") {
-            out.extend_from_slice(eol);
-        }
-        out.extend_from_slice(piece.content);
-        out.extend_from_slice(piece.ending);
-    };
-    let mut next = 0;
-    for edit in edits {
-        for line in &file[next..edit.start] {
-            push(&mut out, Piece::of(line));
-        }
-        for &piece in &edit.pieces {
-            push(&mut out, piece);
-        }
-        next = edit.end;
-    }
-    for line in &file[next..] {
-        push(&mut out, Piece::of(line));
-    }
-    out
 }
 
 /// A hunk being placed, for finding it and for the error messages.
