@@ -131,14 +131,7 @@ impl CoderConfig {
                 CoderConfig::default()
             }
         };
-        if problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError {
-                source_name: source_name.to_string(),
-                problems,
-            })
-        }
+        ConfigError::unless_empty(source_name, problems, config)
     }
 }
 

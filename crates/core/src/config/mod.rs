@@ -155,6 +155,24 @@ pub struct ConfigError {
     pub problems: Vec<Problem>,
 }
 
+impl ConfigError {
+    /// `value` when there are no `problems`, else the refusal naming them all.
+    pub fn unless_empty<T>(
+        source_name: &str,
+        problems: Vec<Problem>,
+        value: T,
+    ) -> Result<T, ConfigError> {
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(ConfigError {
+                source_name: source_name.to_string(),
+                problems,
+            })
+        }
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
@@ -204,14 +222,7 @@ impl Config {
                 Config::default()
             }
         };
-        if v.problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError {
-                source_name: source_name.to_string(),
-                problems: v.problems,
-            })
-        }
+        ConfigError::unless_empty(source_name, v.problems, config)
     }
 }
 

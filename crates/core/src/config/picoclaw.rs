@@ -233,14 +233,7 @@ impl PicoclawConfig {
             }
         }
         v.environment(&mut config, env);
-        if v.c.problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError {
-                source_name: source_name.to_string(),
-                problems: v.c.problems,
-            })
-        }
+        ConfigError::unless_empty(source_name, v.c.problems, config)
     }
 }
 

@@ -142,15 +142,8 @@ impl QwenConfig {
             ),
             Err(e) => v.c.problem("", format!("not valid JSON: {e}")),
         }
-        if v.c.problems.is_empty() {
-            *self = config;
-            Ok(())
-        } else {
-            Err(ConfigError {
-                source_name: source_name.to_string(),
-                problems: v.c.problems,
-            })
-        }
+        *self = ConfigError::unless_empty(source_name, v.c.problems, config)?;
+        Ok(())
     }
 
     /// The ignore files that apply, relative to the workspace root: `.qwenignore` last (it

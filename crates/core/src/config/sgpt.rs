@@ -120,14 +120,7 @@ impl SgptConfig {
                 SgptConfig::default()
             }
         };
-        if v.problems.is_empty() {
-            Ok(config)
-        } else {
-            Err(ConfigError {
-                source_name: source_name.to_string(),
-                problems: v.problems,
-            })
-        }
+        ConfigError::unless_empty(source_name, v.problems, config)
     }
 }
 
