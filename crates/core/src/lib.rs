@@ -35,7 +35,7 @@ pub use config::picoclaw::PicoclawConfig;
 pub use config::qwen::QwenConfig;
 pub use config::sgpt::SgptConfig;
 pub use error::{ErrorKind, ToolError};
-pub use surface::{CallContext, Content, Surface, ToolDef, ToolOutput};
+pub use surface::{CallContext, Content, Progress, ProgressSink, Surface, ToolDef, ToolOutput};
 
 use access::{Access, Jail, JailConfig};
 use surface::coder::Coder;

@@ -20,11 +20,11 @@ pub mod http;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use fsgate_core::{CallContext, Content, ToolDef, ToolOutput, Workspace};
+use fsgate_core::{CallContext, Content, Progress, ProgressSink, ToolDef, ToolOutput, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -144,6 +144,33 @@ pub fn to_mcp_result(output: ToolOutput) -> CallToolResult {
     result
 }
 
+/// A progress sink for the engine's thread and the task that sends its reports to the client.
+fn progress_forwarder(
+    token: ProgressToken,
+    peer: rmcp::Peer<RoleServer>,
+) -> (ProgressSink, tokio::task::JoinHandle<()>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let forwarder = tokio::spawn(async move {
+        while let Some(report) = rx.recv().await {
+            #[allow(clippy::cast_precision_loss)]
+            let mut param = ProgressNotificationParam::new(token.clone(), report.done as f64)
+                .with_message(report.message);
+            if let Some(total) = report.total {
+                #[allow(clippy::cast_precision_loss)]
+                let total = total as f64;
+                param = param.with_total(total);
+            }
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    let sink: ProgressSink = Arc::new(move |report| {
+        let _ = tx.send(report);
+    });
+    (sink, forwarder)
+}
+
 impl ServerHandler for FsgateServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -173,16 +200,27 @@ impl ServerHandler for FsgateServer {
         let started = std::time::Instant::now();
         // A cancelled request sets the flag the engine checks during long work.
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let ctx = CallContext::with_flag(Arc::clone(&flag));
+        let mut ctx = CallContext::with_flag(Arc::clone(&flag));
         let token = context.ct.clone();
         let watcher = tokio::spawn(async move {
             token.cancelled().await;
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
         });
+        // A call that carries a progress token hears how long work advances.
+        let forwarder = context.meta.get_progress_token().map(|progress_token| {
+            let (sink, forwarder) = progress_forwarder(progress_token, context.peer.clone());
+            ctx = ctx.clone().with_progress(sink);
+            forwarder
+        });
         let outcome = tokio::task::spawn_blocking(move || workspace.call_with(&name, args, &ctx))
             .await
             .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));
         watcher.abort();
+        if let Some(forwarder) = forwarder {
+            // The context, and with it the sink, is gone: the forwarder ends once it has sent
+            // every report, so they all reach the client before the result.
+            let _ = forwarder.await;
+        }
         let outcome = outcome?;
         let millis = started.elapsed().as_secs_f64() * 1000.0;
         match outcome {

@@ -2,6 +2,8 @@
 //! into content. A surface never touches the disk; one module per profile.
 
 pub mod args;
+mod call;
+pub use call::{CallContext, Progress, ProgressSink};
 pub mod coder;
 pub mod export;
 pub mod gg;
@@ -128,24 +130,6 @@ pub trait Surface: Send + Sync {
     fn reload(&self, path: &std::path::Path) -> Reload {
         let _ = path;
         Reload::Unsupported
-    }
-}
-
-/// What a call carries besides its arguments: whether its caller has given up on it.
-#[derive(Clone, Debug, Default)]
-pub struct CallContext {
-    cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl CallContext {
-    /// A context that is cancelled when `flag` is set.
-    pub fn with_flag(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
-        CallContext { cancelled: flag }
-    }
-
-    /// Whether the caller cancelled the call.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
