@@ -28,6 +28,8 @@ pub enum ErrorKind {
     TooLarge,
     /// The target exists and the call asked not to replace it.
     AlreadyExists,
+    /// The file changed on disk after the call read it; nothing was written.
+    Conflict,
     /// The operating system refused or failed the operation.
     Io,
 }
@@ -46,6 +48,7 @@ impl ErrorKind {
             ErrorKind::NotAccessible => "not-accessible",
             ErrorKind::TooLarge => "too-large",
             ErrorKind::AlreadyExists => "already-exists",
+            ErrorKind::Conflict => "conflict",
             ErrorKind::Io => "io",
         }
     }
@@ -90,6 +93,16 @@ impl ToolError {
     /// Missing files become not-found, everything else keeps the operating system's words.
     pub fn from_io(err: &std::io::Error, action: &str, shown: &str) -> Self {
         use std::io::ErrorKind as K;
+        if crate::access::fs::Conflict::is(err) {
+            return Self::new(
+                ErrorKind::Conflict,
+                format!(
+                    "{shown} changed on disk while this call was working on it (another writer \
+                     saved first; compared by content), so nothing was written; read it again \
+                     and redo the change on what it holds now"
+                ),
+            );
+        }
         match err.kind() {
             K::NotFound => Self::not_found(format!(
                 "{shown} does not exist (while trying to {action}); check the path with list_dir"

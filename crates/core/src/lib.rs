@@ -244,6 +244,9 @@ impl Workspace {
         self.call_with(name, args, &CallContext::default())
     }
 
+    /// How often a call refused for a concurrent change runs in all before its refusal is shown.
+    const CONFLICT_RETRIES: u32 = 64;
+
     /// [`Workspace::call`] with a context the caller can cancel.
     pub fn call_with(
         &self,
@@ -251,12 +254,32 @@ impl Workspace {
         args: Value,
         ctx: &CallContext,
     ) -> Result<ToolOutput, UnknownTool> {
-        self.surface
-            .call(&self.access, name, args, ctx)
-            .ok_or_else(|| UnknownTool {
-                name: name.to_string(),
-                available: self.tools().iter().map(|t| t.name.to_string()).collect(),
-            })
+        // An edit made from content another writer changed meanwhile is refused before it
+        // writes; a call refused so before its first write runs again from a fresh read.
+        let mut attempt = 0;
+        loop {
+            access::fs::begin_call();
+            let output = self
+                .surface
+                .call(&self.access, name, args.clone(), ctx)
+                .ok_or_else(|| UnknownTool {
+                    name: name.to_string(),
+                    available: self.tools().iter().map(|t| t.name.to_string()).collect(),
+                })?;
+            attempt += 1;
+            if !(output.is_error && access::fs::call_conflicted_cleanly())
+                || attempt >= Self::CONFLICT_RETRIES
+                || ctx.is_cancelled()
+            {
+                return Ok(output);
+            }
+            // A random pause, growing with each attempt, so contending writers spread out.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let micros = u64::from(nanos % 500 + 1) * u64::from(attempt.min(20));
+            std::thread::sleep(std::time::Duration::from_micros(micros));
+        }
     }
 
     /// The system-prompt fragment for this configuration.

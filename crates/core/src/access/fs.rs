@@ -392,7 +392,7 @@ pub struct Replaced {
 
 /// How a write treats what is already there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WriteOptions {
+pub struct WriteOptions<'a> {
     /// Create missing parent directories. By default `true`.
     pub create_parents: bool,
     /// Permission bits of a created file (the umask applies). By default `0o666`.
@@ -402,17 +402,80 @@ pub struct WriteOptions {
     /// Give the file exactly these permission bits, new or not (no umask). By default `None`:
     /// an existing file keeps its bits and a new one gets `new_mode` less the umask.
     pub exact_mode: Option<u32>,
+    /// The content the new one was made from (an edit's input). The write happens only while
+    /// the file still holds exactly these bytes; otherwise it fails with a [`Conflict`] and
+    /// nothing is written. By default `None`: the file is replaced whatever it holds.
+    pub expect: Option<&'a [u8]>,
 }
 
-impl Default for WriteOptions {
+impl Default for WriteOptions<'_> {
     fn default() -> Self {
         WriteOptions {
             create_parents: true,
             new_mode: 0o666,
             create_new: false,
             exact_mode: None,
+            expect: None,
         }
     }
+}
+
+impl<'a> WriteOptions<'a> {
+    /// These options, writing only while the file still holds `original`.
+    pub fn expecting(self, original: &'a [u8]) -> Self {
+        WriteOptions {
+            expect: Some(original),
+            ..self
+        }
+    }
+}
+
+/// The error payload of a write refused because the file no longer holds the content the new
+/// one was made from: another writer changed it after it was read. Nothing was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict;
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file changed on disk after it was read")
+    }
+}
+
+impl std::error::Error for Conflict {}
+
+impl Conflict {
+    /// Whether `err` is a refused write of this kind.
+    pub fn is(err: &io::Error) -> bool {
+        err.get_ref().is_some_and(|e| e.is::<Conflict>())
+    }
+}
+
+thread_local! {
+    /// Writes done by this thread since [`begin_call`], and whether one met a conflict before
+    /// any other write landed (so the whole call can safely run again).
+    static CALL_WRITES: std::cell::Cell<(u32, bool)> = const { std::cell::Cell::new((0, false)) };
+}
+
+/// Starts counting the writes of a call made on this thread.
+pub(crate) fn begin_call() {
+    CALL_WRITES.with(|c| c.set((0, false)));
+}
+
+/// Whether the call begun on this thread failed on a conflict before writing anything, so
+/// running it again from the start is safe.
+pub(crate) fn call_conflicted_cleanly() -> bool {
+    CALL_WRITES.with(|c| c.get().1)
+}
+
+fn note_write(conflicted: bool) {
+    CALL_WRITES.with(|c| {
+        let (writes, clean) = c.get();
+        if conflicted {
+            c.set((writes, clean || writes == 0));
+        } else {
+            c.set((writes.saturating_add(1), clean));
+        }
+    });
 }
 
 /// Writes `bytes` as the whole content of `place`, atomically: a reader sees the old file or
@@ -469,19 +532,33 @@ fn replace_in(
     source: &mut dyn io::Read,
     options: WriteOptions,
 ) -> io::Result<Replaced> {
-    let existing = match dir.metadata(name) {
-        Ok(meta) => {
-            let meta = Meta::from(meta);
+    // Writers of one file take turns: the current file stays locked until its replacement is
+    // in place, so an edit compares and replaces with nobody in between.
+    let held = lock_current(dir, name)?;
+    let existing = match &held {
+        Some(held) => {
             if options.create_new {
                 return Err(io::Error::from(io::ErrorKind::AlreadyExists));
             }
-            check_regular(&meta)?;
-            check_writable(&meta, "the file")?;
-            Some(meta)
+            check_regular(&held.meta)?;
+            check_writable(&held.meta, "the file")?;
+            Some(held.meta)
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
+        None => None,
     };
+    if let Some(expected) = options.expect {
+        let unchanged = match &held {
+            Some(Held {
+                file: Some(file),
+                meta,
+            }) => meta.len == expected.len() as u64 && holds(file, expected)?,
+            _ => false,
+        };
+        if !unchanged {
+            note_write(true);
+            return Err(io::Error::other(Conflict));
+        }
+    }
     check_writable(&Meta::from(dir.dir_metadata()?), "its folder")?;
     let mode = options
         .exact_mode
@@ -523,14 +600,134 @@ fn replace_in(
         let _ = dir.remove_file(&temp_name);
         return Err(e);
     }
+    note_write(false);
+    drop(held);
     if let Ok(d) = dir.try_clone() {
         // Makes the rename itself durable; a filesystem that cannot sync a directory still
         // renamed atomically, so a failure here is not an error of the write.
         let _ = d.into_std_file().sync_all();
     }
     Ok(Replaced {
-        previous_len: existing.map(|m| m.len),
+        previous_len: existing.as_ref().map(|m| m.len),
     })
+}
+
+/// The file a write replaces, open and locked for the time of the write.
+struct Held {
+    /// The open, locked file; `None` when it is not a regular file or cannot be opened for
+    /// reading (a write-only file is still replaced, unlocked).
+    file: Option<File>,
+    meta: Meta,
+}
+
+/// How long a write waits for another writer of the same file before giving up.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Opens and locks (`flock`, exclusive) the file `name` of `dir` as it is now, `None` when
+/// there is none. A file replaced while we waited for its lock is not the current one any
+/// more: then the new one is locked instead.
+fn lock_current(dir: &Dir, name: &OsString) -> io::Result<Option<Held>> {
+    use cap_std::fs::MetadataExt as _;
+    for _ in 0..100 {
+        let meta = match dir.metadata(name) {
+            Ok(meta) => Meta::from(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if !meta.is_file {
+            return Ok(Some(Held { file: None, meta }));
+        }
+        let mut options = OpenOptions::new();
+        options
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let file = match dir.open_with(name, &options) {
+            Ok(file) => file.into_std(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Ok(Some(Held { file: None, meta }));
+            }
+            Err(e) => return Err(e),
+        };
+        if !wait_for_lock(&file)? {
+            // A filesystem without flock: replace unlocked, as before.
+            return Ok(Some(Held {
+                file: Some(file),
+                meta,
+            }));
+        }
+        // The name may have been given to a new file while we waited: only the file it names
+        // now, after we hold the lock, is the current one.
+        let locked = file.metadata()?;
+        let now = match dir.metadata(name) {
+            Ok(now) => now,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        if std::os::unix::fs::MetadataExt::dev(&locked) == now.dev()
+            && std::os::unix::fs::MetadataExt::ino(&locked) == now.ino()
+        {
+            let meta = Meta::from(locked);
+            return Ok(Some(Held {
+                file: Some(file),
+                meta,
+            }));
+        }
+    }
+    Err(io::Error::other(
+        "the file kept being replaced by other writers; try again",
+    ))
+}
+
+/// Takes an exclusive `flock` on `file`, waiting up to [`LOCK_PATIENCE`] for other writers.
+/// `false` when the filesystem does not lock at all.
+fn wait_for_lock(file: &File) -> io::Result<bool> {
+    use rustix::fs::{FlockOperation, flock};
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(50);
+    loop {
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(true),
+            Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::NOLCK) | Err(rustix::io::Errno::OPNOTSUPP) => return Ok(false),
+            Err(e) => return Err(e.into()),
+        }
+        if started.elapsed() > LOCK_PATIENCE {
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "another writer has held the file for more than {} s; try again later",
+                    LOCK_PATIENCE.as_secs()
+                ),
+            ));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Whether `file`, read from its start, holds exactly `expected`.
+fn holds(file: &File, expected: &[u8]) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt as _;
+    let mut buf = vec![0u8; (256 * 1024).min(expected.len() + 1)];
+    let mut at = 0usize;
+    loop {
+        let n = match file.read_at(&mut buf, at as u64) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        let Some(want) = expected.get(at..at + n) else {
+            return Ok(false);
+        };
+        if want != &buf[..n] {
+            return Ok(false);
+        }
+        at += n;
+    }
 }
 
 /// Creates a fresh temp file next to `name` (exclusive create, so a planted file or link at the

@@ -86,6 +86,7 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
             &updated,
             WriteOptions {
                 create_parents: false,
+                expect: Some(&bytes),
                 ..WriteOptions::default()
             },
         )

@@ -94,10 +94,10 @@ impl CallContext {
 
     /// Reports `done` of `total` units with a message made only when the report is sent.
     pub fn progress(&self, done: u64, total: Option<u64>, message: impl FnOnce() -> String) {
-        if let Some(r) = &self.reporter {
-            if r.due() {
-                r.send(done, total, message);
-            }
+        if let Some(r) = &self.reporter
+            && r.due()
+        {
+            r.send(done, total, message);
         }
     }
 }
@@ -177,6 +177,8 @@ mod tests {
         let ctx = CallContext::default();
         assert!(!ctx.wants_progress());
         ctx.tick(1, "files");
-        ctx.progress(1, None, || unreachable!("the message is made only when sent"));
+        ctx.progress(1, None, || {
+            unreachable!("the message is made only when sent")
+        });
     }
 }

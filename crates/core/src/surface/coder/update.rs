@@ -124,6 +124,7 @@ fn edit(ctx: &Ctx<'_>, target: &Resolved, ops: &[Op]) -> Result<update::Applied>
     if applied.bytes != bytes {
         let options = WriteOptions {
             create_parents: false,
+            expect: Some(&bytes),
             ..WriteOptions::default()
         };
         ctx.access

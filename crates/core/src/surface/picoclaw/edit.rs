@@ -106,6 +106,7 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     }
     let options = WriteOptions {
         create_parents: false,
+        expect: Some(original.as_ref()),
         ..WriteOptions::default()
     };
     target

@@ -155,6 +155,7 @@ pub(super) fn notebook_edit(qwen: &Qwen, access: &Access, args: Value) -> Outcom
             &edited.bytes,
             WriteOptions {
                 create_parents: false,
+                expect: Some(&original),
                 ..WriteOptions::default()
             },
         )

@@ -41,7 +41,7 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         }
         _ => new_file_bytes(qwen, raw, content)?,
     };
-    write(access, &target, raw, &bytes, true)?;
+    write(access, &target, raw, &bytes, true, None)?;
     Ok(ToolOutput::text(match existing {
         None => format!("Successfully created and wrote to new file: {raw}."),
         Some(_) => format!("Successfully overwrote file: {raw}."),
@@ -78,7 +78,7 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
             ));
         }
         let bytes = new_file_bytes(qwen, raw, new)?;
-        write(access, &target, raw, &bytes, true)?;
+        write(access, &target, raw, &bytes, true, None)?;
         return Ok(ToolOutput::text(format!(
             "Created new file: {raw} with provided content."
         )));
@@ -137,7 +137,7 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     }
     let bytes = encoding::rewrite(&original, &decoded, &new_text)
         .map_err(|e| format!("Error executing edit: {}", e.message))?;
-    write(access, &target, raw, &bytes, false)?;
+    write(access, &target, raw, &bytes, false, Some(&original))?;
     Ok(ToolOutput::text(format!(
         "Successfully modified file: {raw} ({} replacements).{}",
         chosen.len(),
@@ -234,6 +234,7 @@ fn write(
     raw: &str,
     bytes: &[u8],
     create_parents: bool,
+    expect: Option<&[u8]>,
 ) -> Result<(), String> {
     access
         .write_atomic(
@@ -241,6 +242,7 @@ fn write(
             bytes,
             WriteOptions {
                 create_parents,
+                expect,
                 ..WriteOptions::default()
             },
         )
@@ -252,6 +254,11 @@ fn write(
             std::io::ErrorKind::IsADirectory => {
                 format!("Target is a directory, not a file: {raw}")
             }
+            _ if crate::access::fs::Conflict::is(&e) => format!(
+                "Failed to edit {raw}: it changed on disk while the edit was being made (another \
+                 writer saved first). No edits made. Use read_file to see what it holds now and \
+                 edit again."
+            ),
             _ => format!("Error writing to file '{raw}': {e}"),
         })
 }

@@ -51,6 +51,7 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
                 &applied.bytes,
                 WriteOptions {
                     create_parents: created,
+                    expect: (!created).then_some(original.as_slice()),
                     ..WriteOptions::default()
                 },
             )

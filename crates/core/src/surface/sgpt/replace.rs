@@ -72,6 +72,7 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
             &replaced.bytes,
             WriteOptions {
                 create_parents: false,
+                expect: Some(&original),
                 ..WriteOptions::default()
             },
         )
