@@ -237,10 +237,16 @@ fn check_regular(meta: &Meta) -> io::Result<()> {
 
 /// Reads the whole regular file at `place` into memory.
 pub fn read_all(place: Place<'_>) -> io::Result<(Vec<u8>, Meta)> {
-    let (mut file, meta) = open_regular(place)?;
+    let (file, meta) = open_regular(place)?;
+    let buf = read_open(file, &meta)?;
+    Ok((buf, meta))
+}
+
+/// Reads the rest of `file`, opened by [`open_regular`] with `meta`.
+pub fn read_open(mut file: File, meta: &Meta) -> io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
     io::Read::read_to_end(&mut file, &mut buf)?;
-    Ok((buf, meta))
+    Ok(buf)
 }
 
 /// The entries of the directory at `place`, in the order the filesystem gives them.

@@ -282,12 +282,36 @@ impl Access {
 
     /// Opens the regular file at `target` for reading (see [`fs::open_regular`]).
     pub fn open_regular(&self, target: &Resolved) -> std::io::Result<(std::fs::File, Meta)> {
-        fs::open_regular(self.place(target))
+        let (file, meta) = fs::open_regular(self.place(target))?;
+        self.check_links(&meta)?;
+        Ok((file, meta))
     }
 
     /// Reads the whole regular file at `target`.
     pub fn read_all(&self, target: &Resolved) -> std::io::Result<(Vec<u8>, Meta)> {
-        fs::read_all(self.place(target))
+        let (file, meta) = self.open_regular(target)?;
+        let bytes = fs::read_open(file, &meta)?;
+        Ok((bytes, meta))
+    }
+
+    /// The hard-link policy of a confined workspace: a regular file with more than one name is
+    /// neither read nor written in place, because the jail cannot know its other names: one
+    /// may lie outside every root, or match the non-accessible patterns. (Atomic replacement
+    /// never writes through a link: it gives the name a new file.)
+    fn check_links(&self, meta: &Meta) -> std::io::Result<()> {
+        if self.jail.is_some() && meta.is_file && meta.nlink > 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "the file has {} hard links, and in a confined workspace a file with more \
+                     than one name is not opened (another name may lie outside the roots or \
+                     be non-accessible); copy it to a file of its own outside fsgate if it is \
+                     meant to be shared",
+                    meta.nlink
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Metadata of `target`, following links.
@@ -394,6 +418,13 @@ impl Access {
 
     /// Appends `bytes` to the file at `target` (see [`fs::append`]); returns its old length.
     pub fn append(&self, target: &Resolved, bytes: &[u8]) -> std::io::Result<u64> {
+        if self.jail.is_some() {
+            match fs::metadata(self.place(target)) {
+                Ok(meta) => self.check_links(&meta)?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
         fs::append(self.place(target), bytes)
     }
 
@@ -405,7 +436,7 @@ impl Access {
     /// Copies the regular file `from` to `to` atomically, streaming, with `from`'s mode; with
     /// `replace` false an existing destination is `AlreadyExists`.
     pub fn copy_file(&self, from: &Resolved, to: &Resolved, replace: bool) -> std::io::Result<u64> {
-        let (mut file, meta) = fs::open_regular(self.place(from))?;
+        let (mut file, meta) = self.open_regular(from)?;
         let options = WriteOptions {
             create_parents: false,
             create_new: !replace,
@@ -421,7 +452,11 @@ impl Access {
         if self.is_secret_path(path) {
             return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         }
-        fs::open_walked(self.place_of(path))
+        let file = fs::open_walked(self.place_of(path))?;
+        if self.jail.is_some() {
+            self.check_links(&Meta::from(file.metadata()?))?;
+        }
+        Ok(file)
     }
 
     /// What the link at a walked `path` points to, as written (empty when unreadable).

@@ -301,6 +301,32 @@ fn hard_link_to_outside_is_never_written_through(p: P) {
 }
 confined!(hard_link_to_outside_is_never_written_through);
 
+/// Setup: `root/hl.txt` is a hard link to `outside/secret.txt`. Calls: read `hl.txt` whole and
+/// as a window, and search the root for the secret's text. Expected: refused or not found (the
+/// documented policy: a confined workspace opens no file with more than one name), never the
+/// outside content. Unchanged: everything.
+fn hard_link_to_outside_is_never_read(p: P) {
+    let fx = Fx::with(p, |b| {
+        std::fs::hard_link(b.join("outside/secret.txt"), b.join("root/hl.txt")).unwrap();
+    });
+    for (tool, args) in [read(p, "hl.txt"), read_window(p, "hl.txt")] {
+        let out = fx.call(tool, args);
+        assert!(
+            !all_text(&out).contains(SECRET),
+            "{p:?} {tool} read the outside file through a hard link: {}",
+            out.text_content()
+        );
+    }
+    for (tool, args) in walks(p, ".") {
+        let out = fx.call(tool, args);
+        assert!(
+            !all_text(&out).contains(SECRET),
+            "{p:?} {tool} showed the outside file's text through a hard link"
+        );
+    }
+}
+confined!(hard_link_to_outside_is_never_read);
+
 /// Setup: `base/rl -> base/root`; the workspace is opened with `roots: [base/rl]`. Calls: read
 /// `bait.txt` (works), `../outside/secret.txt` and `<base>/rl/../outside/secret.txt` (refused).
 /// Unchanged: everything.
