@@ -349,6 +349,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             if call.ctx.is_cancelled() {
                 return Err(cancelled());
             }
+            call.ctx.tick(1, "files listed");
             all.push(c);
         }
         all.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
@@ -374,6 +375,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 if call.ctx.is_cancelled() {
                     return Err(cancelled());
                 }
+                call.ctx.tick(1, "files scanned");
                 if scan.files >= MAX_FILES {
                     scan.files_exhausted = true;
                     break;

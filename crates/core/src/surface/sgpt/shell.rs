@@ -28,7 +28,19 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
         keep: ctx.config.output_cap_chars.saturating_mul(4),
         spool_limit: ctx.config.max_artifact_bytes,
     };
-    let outcome = match shell::run(job, &|| ctx.call.is_cancelled()) {
+    let started = std::time::Instant::now();
+    let limit = ctx.config.shell_timeout.as_secs();
+    // Asked often while the command runs: a progress report each second, and the cancel flag.
+    let poll = || {
+        let secs = started.elapsed().as_secs();
+        if secs > 0 {
+            ctx.call.progress(secs, Some(limit), || {
+                format!("the command has run {secs} s (timeout {limit} s)")
+            });
+        }
+        ctx.call.is_cancelled()
+    };
+    let outcome = match shell::run(job, &poll) {
         Ok(outcome) => outcome,
         Err(e) => {
             return Ok(Answer {
