@@ -570,9 +570,15 @@ fn replace_in(
         .exact_mode
         .or(existing.map(|m| m.mode))
         .unwrap_or(options.new_mode);
-    let (temp_name, file) = create_temp(dir, name, mode)?;
+    // The new content goes into a file without a name (O_TMPFILE) where the filesystem has
+    // them, so a crash while writing leaves nothing behind; it gets a name only once complete.
+    let (temp, file) = create_temp(dir, name, mode)?;
+    let named = match &temp {
+        Temp::Named(temp_name) => Some(temp_name.clone()),
+        Temp::Unnamed => None,
+    };
     let written = (|| {
-        let std_file = file.into_std();
+        let std_file = file;
         if options.exact_mode.is_some() || existing.is_some() {
             // The create mode passed through the umask; restore the exact bits.
             std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
@@ -588,7 +594,14 @@ fn replace_in(
         io::copy(source, &mut std_file)?;
         std_file.flush()?;
         std_file.sync_all()?;
-        if options.create_new {
+        let temp_name = match temp {
+            Temp::Named(temp_name) => temp_name,
+            // A new file takes its name directly: linking fails, atomically, if the name
+            // appeared meanwhile.
+            Temp::Unnamed if options.create_new => return link_unnamed(&std_file, dir, name),
+            Temp::Unnamed => link_temp_name(&std_file, dir, name)?,
+        };
+        let renamed = if options.create_new {
             // Fails, atomically, when the name appeared meanwhile.
             rustix::fs::renameat_with(
                 dir,
@@ -600,10 +613,16 @@ fn replace_in(
             .map_err(io::Error::from)
         } else {
             dir.rename(&temp_name, dir, name)
+        };
+        if renamed.is_err() {
+            let _ = dir.remove_file(&temp_name);
         }
+        renamed
     })();
     if let Err(e) = written {
-        let _ = dir.remove_file(&temp_name);
+        if let Some(temp_name) = named {
+            let _ = dir.remove_file(&temp_name);
+        }
         return Err(e);
     }
     note_write(false);
@@ -736,9 +755,44 @@ fn holds(file: &File, expected: &[u8]) -> io::Result<bool> {
     }
 }
 
-/// Creates a fresh temp file next to `name` (exclusive create, so a planted file or link at the
-/// temp name is never followed or reused).
-fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(OsString, cap_std::fs::File)> {
+/// Where the new content is written before it takes the file's name.
+enum Temp {
+    /// An `O_TMPFILE` file of the directory, without a name until it is linked in.
+    Unnamed,
+    /// A named temp file next to the target (filesystems without `O_TMPFILE`).
+    Named(OsString),
+}
+
+/// Creates the file the new content is written to: unnamed in `dir` where the filesystem
+/// allows, else a fresh temp file next to `name` (exclusive create, so a planted file or link
+/// at the temp name is never followed or reused).
+fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(Temp, File)> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+    match rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(mode)) {
+        Ok(fd) => return Ok((Temp::Unnamed, File::from(fd))),
+        // Not supported by this filesystem or kernel: fall back to a named temp file.
+        Err(
+            rustix::io::Errno::OPNOTSUPP
+            | rustix::io::Errno::ISDIR
+            | rustix::io::Errno::INVAL
+            | rustix::io::Errno::NOENT,
+        ) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true).mode(mode);
+    with_temp_name(name, |temp| {
+        dir.open_with(temp, &options)
+            .map(|file| (Temp::Named(temp.to_os_string()), file.into_std()))
+    })
+}
+
+/// Calls `try_name` with fresh temp names for `name` until one is free.
+fn with_temp_name<T>(
+    name: &OsString,
+    mut try_name: impl FnMut(&std::ffi::OsStr) -> io::Result<T>,
+) -> io::Result<T> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let stem = name.to_string_lossy();
     let stem: String = stem.chars().take(64).collect();
@@ -751,18 +805,39 @@ fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(OsString, c
             ".{stem}.{}.{n}.{nanos:x}.fsgate-tmp",
             std::process::id()
         ));
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true).mode(mode);
-        match dir.open_with(&temp, &options) {
-            Ok(file) => return Ok((temp, file)),
+        match try_name(&temp) {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+            other => return other,
         }
     }
     Err(io::Error::new(
         io::ErrorKind::AlreadyExists,
         "could not find a free temporary file name",
     ))
+}
+
+/// Gives the unnamed `file` the name `name` in `dir`; `AlreadyExists` when it is taken.
+fn link_unnamed(file: &File, dir: &Dir, name: &std::ffi::OsStr) -> io::Result<()> {
+    use rustix::fs::{AtFlags, CWD};
+    // Linking by the descriptor itself needs a capability most processes lack; the
+    // descriptor's /proc entry does the same for everyone.
+    match rustix::fs::linkat(file, "", dir, name, AtFlags::EMPTY_PATH) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::PERM | rustix::io::Errno::ACCESS) => {
+            use std::os::fd::AsRawFd as _;
+            let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+            rustix::fs::linkat(CWD, proc_path.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW)
+                .map_err(io::Error::from)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Links the unnamed `file` into `dir` under a fresh temp name for `name`, returned.
+fn link_temp_name(file: &File, dir: &Dir, name: &OsString) -> io::Result<OsString> {
+    with_temp_name(name, |temp| {
+        link_unnamed(file, dir, temp).map(|()| temp.to_os_string())
+    })
 }
 
 /// Follows a chain of symbolic links at the last component of `path` to the file it names,
