@@ -30,6 +30,8 @@ pub enum ErrorKind {
     AlreadyExists,
     /// The file changed on disk after the call read it; nothing was written.
     Conflict,
+    /// The caller cancelled the call before it finished.
+    Cancelled,
     /// The operating system refused or failed the operation.
     Io,
 }
@@ -49,6 +51,7 @@ impl ErrorKind {
             ErrorKind::TooLarge => "too-large",
             ErrorKind::AlreadyExists => "already-exists",
             ErrorKind::Conflict => "conflict",
+            ErrorKind::Cancelled => "cancelled",
             ErrorKind::Io => "io",
         }
     }

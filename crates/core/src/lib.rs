@@ -10,11 +10,22 @@
 //! ws.call("write_file", json!({"path": "notes/todo.txt", "content": "one\ntwo\n"}))?;
 //! let out = ws.call("read_file", json!({"path": "notes/todo.txt"}))?;
 //! assert_eq!(out.text_content(), "one\ntwo\n");
+//!
+//! // A failed call is a result the model reads, its text starting with the error's kind.
+//! let missing = ws.call("read_file", json!({"path": "notes/done.txt"}))?;
+//! assert!(missing.is_error && missing.text_content().starts_with("not-found: "));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Everything is synchronous and needs no async runtime: call a [`Workspace`] from any thread
+//! (it is `Send + Sync`), or from an async server through its blocking pool, as `fsgate-mcp`
+//! does. [`Workspace::tools`] gives the definitions to hand to a model, [`Workspace::prompt`] the
+//! system-prompt fragment, and [`Workspace::call_with`] a call the caller can cancel.
+//!
 //! Layers, each knowing only the one below: [`surface`] (what the model sees: names, schemas,
 //! texts) → [`ops`] (typed operations) → [`access`] (path resolution, ignore rules, file I/O).
+//! The crate's `examples/` show it embedded in an agent loop (`agent_loop`) and a profile of
+//! one's own written as a [`Surface`] over the engine (`custom_profile`).
 
 #![deny(missing_docs)]
 
@@ -149,6 +160,17 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// A workspace serving a surface of your own (a custom profile) over `access` — say
+    /// `Access::new(root)` or a jailed one. It is called, listed and served like a built-in
+    /// profile.
+    pub fn with_surface(access: Access, surface: Box<dyn Surface>) -> Workspace {
+        Workspace {
+            access,
+            surface,
+            warnings: Vec::new(),
+        }
+    }
+
     /// Opens the workspace described by `options`.
     pub fn open(options: Options) -> Result<Workspace, OpenError> {
         let mut warnings = Vec::new();

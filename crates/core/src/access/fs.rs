@@ -83,6 +83,24 @@ pub struct Meta {
     pub gid: u32,
     /// Hard links.
     pub nlink: u64,
+    /// Which file this is and when it last changed, to the nanosecond.
+    pub stamp: Stamp,
+}
+
+/// A file's identity and change times: two equal stamps of one path mean no write happened in
+/// between (the kernel gives each change a fresh change time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    /// Device.
+    pub dev: u64,
+    /// Inode.
+    pub ino: u64,
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time (seconds, nanoseconds).
+    pub mtime: (i64, i64),
+    /// Status change time (seconds, nanoseconds).
+    pub ctime: (i64, i64),
 }
 
 impl From<std::fs::Metadata> for Meta {
@@ -98,6 +116,13 @@ impl From<std::fs::Metadata> for Meta {
             uid: m.uid(),
             gid: m.gid(),
             nlink: m.nlink(),
+            stamp: Stamp {
+                dev: m.dev(),
+                ino: m.ino(),
+                len: m.len(),
+                mtime: (m.mtime(), m.mtime_nsec()),
+                ctime: (m.ctime(), m.ctime_nsec()),
+            },
         }
     }
 }
@@ -115,6 +140,13 @@ impl From<cap_std::fs::Metadata> for Meta {
             uid: m.uid(),
             gid: m.gid(),
             nlink: m.nlink(),
+            stamp: Stamp {
+                dev: m.dev(),
+                ino: m.ino(),
+                len: m.len(),
+                mtime: (m.mtime(), m.mtime_nsec()),
+                ctime: (m.ctime(), m.ctime_nsec()),
+            },
         }
     }
 }
@@ -412,6 +444,13 @@ pub struct WriteOptions<'a> {
     /// the file still holds exactly these bytes; otherwise it fails with a [`Conflict`] and
     /// nothing is written. By default `None`: the file is replaced whatever it holds.
     pub expect: Option<&'a [u8]>,
+    /// The stamp of the file when `expect` was read from it. An unchanged stamp proves the
+    /// content unchanged without reading it again (large files); a changed one still compares
+    /// by content, so a file only touched is no conflict.
+    pub expect_stamp: Option<Stamp>,
+    /// The length of the new content when known beforehand: the space is reserved before the
+    /// write, which also spares ext4 a forced writeback when the file is renamed into place.
+    pub size_hint: Option<u64>,
 }
 
 impl Default for WriteOptions<'_> {
@@ -422,6 +461,8 @@ impl Default for WriteOptions<'_> {
             create_new: false,
             exact_mode: None,
             expect: None,
+            expect_stamp: None,
+            size_hint: None,
         }
     }
 }
@@ -431,6 +472,16 @@ impl<'a> WriteOptions<'a> {
     pub fn expecting(self, original: &'a [u8]) -> Self {
         WriteOptions {
             expect: Some(original),
+            ..self
+        }
+    }
+
+    /// These options, writing only while the file still holds `original`, read when the file
+    /// had the metadata `read`.
+    pub fn expecting_read(self, original: &'a [u8], read: &Meta) -> Self {
+        WriteOptions {
+            expect: Some(original),
+            expect_stamp: Some(read.stamp),
             ..self
         }
     }
@@ -491,7 +542,21 @@ fn note_write(conflicted: bool) {
 /// is replaced); beneath a root the path is already canonical. An existing file keeps its
 /// permission bits and, where the process may set it, its owner.
 pub fn write_atomic(place: Place<'_>, bytes: &[u8], options: WriteOptions) -> io::Result<Replaced> {
-    write_atomic_from(place, &mut &bytes[..], options)
+    write_atomic_parts(place, &[bytes], options)
+}
+
+/// [`write_atomic`] with the content given as consecutive `parts` (an edit: the text before,
+/// the replacement, the text after), written as they are without being joined first.
+pub fn write_atomic_parts(
+    place: Place<'_>,
+    parts: &[&[u8]],
+    options: WriteOptions,
+) -> io::Result<Replaced> {
+    let options = WriteOptions {
+        size_hint: Some(parts.iter().map(|p| p.len() as u64).sum()),
+        ..options
+    };
+    write_to(place, Source::Parts(parts), options)
 }
 
 /// [`write_atomic`] with the content streamed from `source`.
@@ -500,6 +565,27 @@ pub fn write_atomic_from(
     source: &mut dyn io::Read,
     options: WriteOptions,
 ) -> io::Result<Replaced> {
+    write_to(place, Source::Reader(source), options)
+}
+
+/// Where the new content of a write comes from.
+enum Source<'a> {
+    /// Read to its end.
+    Reader(&'a mut dyn io::Read),
+    /// These bytes, one after the other.
+    Parts(&'a [&'a [u8]]),
+}
+
+impl Source<'_> {
+    fn write_into(self, file: &mut File) -> io::Result<()> {
+        match self {
+            Source::Reader(reader) => io::copy(reader, file).map(|_| ()),
+            Source::Parts(parts) => parts.iter().try_for_each(|part| file.write_all(part)),
+        }
+    }
+}
+
+fn write_to(place: Place<'_>, source: Source<'_>, options: WriteOptions) -> io::Result<Replaced> {
     let (parent_dir, name) = match place {
         Place::Ambient(p) => {
             let target = follow_links(p)?;
@@ -535,7 +621,7 @@ pub fn write_atomic_from(
 fn replace_in(
     dir: &Dir,
     name: &OsString,
-    source: &mut dyn io::Read,
+    source: Source<'_>,
     options: WriteOptions,
 ) -> io::Result<Replaced> {
     // Writers of one file take turns: the current file stays locked until its replacement is
@@ -557,7 +643,10 @@ fn replace_in(
             Some(Held {
                 file: Some(file),
                 meta,
-            }) => meta.len == expected.len() as u64 && holds(file, expected)?,
+            }) => {
+                meta.len == expected.len() as u64
+                    && (options.expect_stamp == Some(meta.stamp) || holds(file, expected)?)
+            }
             _ => false,
         };
         if !unchanged {
@@ -590,10 +679,16 @@ fn replace_in(
                 let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
             }
         }
+        if let Some(len) = options.size_hint.filter(|&len| len > 0) {
+            // Best effort: a filesystem without fallocate writes the same content.
+            let _ = rustix::fs::fallocate(&std_file, rustix::fs::FallocateFlags::empty(), 0, len);
+        }
         let mut std_file = std_file;
-        io::copy(source, &mut std_file)?;
+        source.write_into(&mut std_file)?;
         std_file.flush()?;
-        std_file.sync_all()?;
+        if sync_writes() {
+            std_file.sync_all()?;
+        }
         let temp_name = match temp {
             Temp::Named(temp_name) => temp_name,
             // A new file takes its name directly: linking fails, atomically, if the name
@@ -626,14 +721,61 @@ fn replace_in(
         return Err(e);
     }
     note_write(false);
-    drop(held);
-    if let Ok(d) = dir.try_clone() {
+    if let Some(Held {
+        file: Some(old), ..
+    }) = held
+    {
+        // The old file has no name any more: closing it frees its blocks, which can take a
+        // journal commit. Unlocked now, it is closed off the call's path.
+        let _ = rustix::fs::flock(&old, rustix::fs::FlockOperation::Unlock);
+        close_later(old);
+    }
+    if sync_writes() {
         // Makes the rename itself durable; a filesystem that cannot sync a directory still
         // renamed atomically, so a failure here is not an error of the write.
-        let _ = d.into_std_file().sync_all();
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        if let Ok(fd) = rustix::fs::openat(dir, ".", flags, Mode::empty()) {
+            let _ = rustix::fs::fsync(&fd);
+        }
     }
     Ok(Replaced {
         previous_len: existing.as_ref().map(|m| m.len),
+    })
+}
+
+/// Closes `file` on a background thread (or here, when there is none).
+fn close_later(file: File) {
+    static CLOSER: std::sync::OnceLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<File>>>> =
+        std::sync::OnceLock::new();
+    let closer = CLOSER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<File>();
+        std::thread::Builder::new()
+            .name("fsgate-close".into())
+            .stack_size(64 * 1024)
+            .spawn(move || rx.into_iter().for_each(drop))
+            .ok()
+            .map(|_| std::sync::Mutex::new(tx))
+    });
+    match closer.as_ref().and_then(|tx| tx.lock().ok()) {
+        Some(tx) => {
+            if let Err(unsent) = tx.send(file) {
+                drop(unsent.0);
+            }
+        }
+        None => drop(file),
+    }
+}
+
+/// Whether each write is flushed to the disk (file and folder `fsync`) before it is reported
+/// done: `FSGATE_SYNC=1`. By default not: a crash of fsgate (or a kill) never leaves a mix
+/// either way, and power-loss ordering of a file replaced by rename is the filesystem's (ext4's
+/// `auto_da_alloc`, btrfs and others flush such a file before the rename commits), while a
+/// sync costs milliseconds on every edit.
+fn sync_writes() -> bool {
+    static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SYNC.get_or_init(|| {
+        std::env::var("FSGATE_SYNC").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
     })
 }
 

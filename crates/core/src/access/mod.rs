@@ -13,10 +13,11 @@
 pub mod fs;
 pub mod ignore;
 pub mod jail;
+pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, WriteOptions};
+pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, Stamp, WriteOptions};
 pub use jail::{Jail, JailConfig, JailError};
 
 use crate::error::{ErrorKind, Result, ToolError};
@@ -332,6 +333,28 @@ impl Access {
     /// Creates the directory `target` and its missing parents.
     pub fn create_dir_all(&self, target: &Resolved) -> std::io::Result<()> {
         fs::create_dir_all(self.place(target))
+    }
+
+    /// Replaces the file at `target` atomically with `parts`, one after the other (see
+    /// [`fs::write_atomic_parts`]).
+    pub fn write_atomic_parts(
+        &self,
+        target: &Resolved,
+        parts: &[&[u8]],
+        options: WriteOptions,
+    ) -> std::io::Result<Replaced> {
+        fs::write_atomic_parts(self.place(target), parts, options)
+    }
+
+    /// Replaces the file at `target` atomically with what `source` yields (see
+    /// [`fs::write_atomic_from`]), streaming: the content is never held whole.
+    pub fn write_atomic_from(
+        &self,
+        target: &Resolved,
+        source: &mut dyn std::io::Read,
+        options: WriteOptions,
+    ) -> std::io::Result<Replaced> {
+        fs::write_atomic_from(self.place(target), source, options)
     }
 
     /// Replaces the file at `target` atomically (see [`fs::write_atomic`]).

@@ -42,7 +42,7 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
             target.shown
         )));
     }
-    let (bytes, _) = access
+    let (bytes, read) = access
         .read_all(target)
         .map_err(|e| read_error(&e, target))?;
     let Some(found) = matcher::find(&bytes, old, new) else {
@@ -76,19 +76,21 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
         ));
     }
     let range = found.ranges[0].clone();
-    let mut updated = Vec::with_capacity(bytes.len() - range.len() + found.replacement.len());
-    updated.extend_from_slice(&bytes[..range.start]);
-    updated.extend_from_slice(&found.replacement);
-    updated.extend_from_slice(&bytes[range.end..]);
+    // The new content is written from three slices: a large file is never copied in memory.
+    let parts = [
+        &bytes[..range.start],
+        &found.replacement[..],
+        &bytes[range.end..],
+    ];
     access
-        .write_atomic(
+        .write_atomic_parts(
             target,
-            &updated,
+            &parts,
             WriteOptions {
                 create_parents: false,
-                expect: Some(&bytes),
                 ..WriteOptions::default()
-            },
+            }
+            .expecting_read(&bytes, &read),
         )
         .map_err(|e| super::write::write_error(&e, target))?;
     Ok(EditReport {

@@ -103,7 +103,7 @@ fn edit(ctx: &Ctx<'_>, target: &Resolved, ops: &[Op]) -> Result<update::Applied>
             ),
         ));
     }
-    let (bytes, _) = ctx.access.read_all(target).map_err(|e| match e.kind() {
+    let (bytes, read) = ctx.access.read_all(target).map_err(|e| match e.kind() {
         io::ErrorKind::IsADirectory => {
             ToolError::invalid(format!("{shown} is a directory; update-file edits files"))
         }
@@ -124,9 +124,9 @@ fn edit(ctx: &Ctx<'_>, target: &Resolved, ops: &[Op]) -> Result<update::Applied>
     if applied.bytes != bytes {
         let options = WriteOptions {
             create_parents: false,
-            expect: Some(&bytes),
             ..WriteOptions::default()
-        };
+        }
+        .expecting_read(&bytes, &read);
         ctx.access
             .write_atomic(target, &applied.bytes, options)
             .map_err(|e| ToolError::from_io(&e, "write", shown))?;

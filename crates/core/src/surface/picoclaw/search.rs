@@ -406,7 +406,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
 }
 
 fn cancelled() -> ToolError {
-    ToolError::new(ErrorKind::Io, "the search was cancelled")
+    ToolError::new(ErrorKind::Cancelled, "the search was cancelled")
 }
 
 fn mtime(meta: &std::fs::Metadata) -> i64 {
