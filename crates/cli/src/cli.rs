@@ -1,4 +1,4 @@
-//! The command line: `fsgate serve | call | schema | prompt | check-config`.
+//! The command line: `fsgate serve | call | schema | prompt | check-config | console`.
 
 use std::path::PathBuf;
 
@@ -64,6 +64,27 @@ pub enum Command {
         #[arg(long, value_enum)]
         profile: Option<Profile>,
     },
+    /// Serve the console on loopback: a web page with the configuration editor (validated as
+    /// you type, saved as the file) and the live call log of a server run with --call-log.
+    Console(ConsoleArgs),
+}
+
+/// Options of `fsgate console`.
+#[derive(Debug, Args)]
+pub struct ConsoleArgs {
+    /// The configuration file to edit (created when first saved).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The loopback address and port the page is served on (port 0 picks a free one; the URL is
+    /// printed to stderr).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7420")]
+    pub listen: String,
+    /// The call log to show: the file a server writes with `fsgate serve --call-log FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub call_log: Option<PathBuf>,
+    /// Whose configuration the file is [default: coder for .yaml/.yml files, else gg].
+    #[arg(long, value_enum)]
+    pub profile: Option<Profile>,
 }
 
 /// Options of `fsgate serve`.
@@ -86,6 +107,10 @@ pub struct ServeArgs {
     /// loopback address, any host otherwise].
     #[arg(long = "allow-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
+    /// Append one JSON line per call (tool, arguments, duration, outcome, bytes, estimated
+    /// tokens) to FILE, for `fsgate console --call-log FILE` to show (stdio and HTTP).
+    #[arg(long, value_name = "FILE")]
+    pub call_log: Option<PathBuf>,
 }
 
 /// The tool surface to offer.

@@ -2,6 +2,7 @@
 //! (0 ok, 1 tool error, 2 usage or configuration error).
 
 mod cli;
+mod console;
 mod run;
 mod watch;
 

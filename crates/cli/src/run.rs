@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use fsgate_core::surface::export::{Format, export};
 use fsgate_core::{
-    CoderConfig, Config, Content, Options, PicoclawConfig, Profile as CoreProfile, QwenConfig,
-    SgptConfig, Workspace,
+    CallContext, CoderConfig, Config, Content, Options, PicoclawConfig, Profile as CoreProfile,
+    Progress, QwenConfig, SgptConfig, Workspace,
 };
 use serde_json::Value;
 
@@ -49,10 +49,29 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
+            // One stdio session needs no worker pool: its protocol work is light and runs on
+            // this thread, tool calls run on the blocking pool. HTTP serves many sessions.
+            let mut runtime = if serve.http.is_some() {
+                tokio::runtime::Builder::new_multi_thread()
+            } else {
+                tokio::runtime::Builder::new_current_thread()
+            };
+            let runtime = runtime
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
+            let call_log = match &serve.call_log {
+                Some(path) => match fsgate_mcp::calllog::CallLog::open(path) {
+                    Ok(log) => Some(log),
+                    Err(e) => {
+                        let shown = path.display();
+                        return Ok(Outcome::Usage(format!(
+                            "cannot open the call log {shown}: {e}"
+                        )));
+                    }
+                },
+                None => None,
+            };
             if let Some(addr) = &serve.http {
                 let addr = match fsgate_mcp::http::parse_addr(addr) {
                     Ok(addr) => addr,
@@ -73,6 +92,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                     token,
                     allowed_origins: serve.allowed_origins.clone(),
                     allowed_hosts: serve.allowed_hosts.clone(),
+                    call_log,
                 };
                 let listener = match runtime.block_on(tokio::net::TcpListener::bind(addr)) {
                     Ok(listener) => listener,
@@ -91,7 +111,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 (Some(path), Profile::Coder) => crate::watch::config(Arc::clone(&ws), path),
                 _ => None,
             };
-            runtime.block_on(fsgate_mcp::serve_stdio(ws))?;
+            let mut server = fsgate_mcp::FsgateServer::new(ws);
+            if let Some(log) = call_log {
+                server = server.with_call_log(log);
+            }
+            runtime.block_on(fsgate_mcp::serve_stdio_with(server))?;
             Ok(Outcome::Ok)
         }
         Command::Call {
@@ -112,7 +136,25 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
-            let output = match ws.call(&tool, args) {
+            let bar = progress_bar();
+            let ctx = match &bar {
+                Some(bar) => {
+                    let bar = bar.clone();
+                    CallContext::default().with_progress(Arc::new(move |p: Progress| {
+                        if let Some(total) = p.total {
+                            bar.set_length(total);
+                        }
+                        bar.set_position(p.done);
+                        bar.set_message(p.message);
+                    }))
+                }
+                None => CallContext::default(),
+            };
+            let called = ws.call_with(&tool, args, &ctx);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let output = match called {
                 Ok(output) => output,
                 Err(unknown) => return Ok(Outcome::Usage(unknown.to_string())),
             };
@@ -181,6 +223,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Err(e) => Ok(Outcome::Usage(e.to_string())),
             }
         }
+        Command::Console(args) => crate::console::run(args),
     }
 }
 
@@ -248,6 +291,24 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
         tracing::info!(roots = ?jail, "allowed roots");
     }
     Ok(ws)
+}
+
+/// A progress bar on standard error for a long `call`, when standard error is a terminal; it
+/// appears only once the call has run for a moment.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::stderr_with_hz(10),
+    );
+    let style = indicatif::ProgressStyle::with_template("{spinner} {elapsed} {wide_msg}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+    bar.set_style(style);
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(bar)
 }
 
 /// The bearer token for HTTP: the file's first line, else $FSGATE_TOKEN, else none.

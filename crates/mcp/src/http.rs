@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use fsgate_core::Workspace;
@@ -28,6 +28,8 @@ pub struct HttpOptions {
     /// `Host` headers allowed; empty means loopback names on a loopback bind, any host
     /// otherwise (the token guards those).
     pub allowed_hosts: Vec<String>,
+    /// Where every session's calls are recorded (`--call-log`). By default nowhere.
+    pub call_log: Option<crate::calllog::CallLog>,
 }
 
 /// Serves MCP over streamable HTTP on `listener` until the process ends. `open` opens the
@@ -59,10 +61,17 @@ pub async fn serve_http(
     } else if !addr.ip().is_loopback() {
         config = config.disable_allowed_hosts();
     }
+    let call_log = options.call_log.clone();
     let service = StreamableHttpService::new(
         move || {
             open()
-                .map(|ws| FsgateServer::new(Arc::new(ws)))
+                .map(|ws| {
+                    let server = FsgateServer::new(Arc::new(ws));
+                    match &call_log {
+                        Some(log) => server.with_call_log(log.clone()),
+                        None => server,
+                    }
+                })
                 .map_err(std::io::Error::other)
         },
         Arc::new(LocalSessionManager::default()),
@@ -71,6 +80,7 @@ pub async fn serve_http(
     let token = Arc::new(options.token.clone());
     let router = axum::Router::new()
         .nest_service(ENDPOINT, service)
+        .layer(middleware::from_fn(session_closed))
         .layer(middleware::from_fn_with_state(token, require_token));
     tracing::info!("serving MCP over HTTP at http://{addr}{ENDPOINT}");
     eprintln!("fsgate: listening on http://{addr}{ENDPOINT}");
@@ -104,6 +114,17 @@ async fn require_token(
         )
             .into_response()
     }
+}
+
+/// A session closed with DELETE is answered 204 No Content: the request is complete, not
+/// merely accepted (clients treat 202 there as a failed close).
+async fn session_closed(request: Request, next: Next) -> Response {
+    let closing = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if closing && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// Whether `a` equals `b`, taking the same time wherever they differ.

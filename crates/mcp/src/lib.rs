@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+pub mod calllog;
 pub mod http;
 
 use std::sync::Arc;
@@ -36,6 +37,8 @@ pub struct FsgateServer {
     /// The tool list, built once: it is fixed for the life of the server.
     tools: Arc<Vec<Tool>>,
     instructions: Arc<String>,
+    /// Where each call is recorded as a JSON line (`--call-log`). By default nowhere.
+    call_log: Option<calllog::CallLog>,
 }
 
 impl FsgateServer {
@@ -47,7 +50,14 @@ impl FsgateServer {
             workspace,
             tools: Arc::new(tools),
             instructions: Arc::new(instructions),
+            call_log: None,
         }
+    }
+
+    /// The handler recording every call in `log`.
+    pub fn with_call_log(mut self, log: calllog::CallLog) -> Self {
+        self.call_log = Some(log);
+        self
     }
 }
 
@@ -65,8 +75,21 @@ impl std::error::Error for ServeError {}
 
 /// Serves `workspace` over MCP on standard input and output until the client disconnects.
 pub async fn serve_stdio(workspace: Arc<Workspace>) -> Result<(), ServeError> {
-    let service = FsgateServer::new(workspace)
-        .serve(rmcp::transport::io::stdio_pipes())
+    serve_stdio_with(FsgateServer::new(workspace)).await
+}
+
+/// The longest JSON-RPC message read from standard input.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
+/// Serves a prepared handler (e.g. one with a call log) on standard input and output.
+pub async fn serve_stdio_with(server: FsgateServer) -> Result<(), ServeError> {
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    // One JSON-RPC message is one line: room for the largest write a profile allows (10 MiB
+    // by default, up to six times longer once escaped as JSON), where rmcp stops at 16 MiB.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, write)
+        .with_max_line_length(MAX_MESSAGE_BYTES);
+    let service = server
+        .serve(transport)
         .await
         .map_err(|e| ServeError(format!("MCP initialisation failed: {e}")))?;
     service
@@ -195,6 +218,7 @@ impl ServerHandler for FsgateServer {
         let args = request
             .arguments
             .map_or(serde_json::Value::Null, serde_json::Value::Object);
+        let logged_args = self.call_log.as_ref().map(|_| args.clone());
         let workspace = Arc::clone(&self.workspace);
         let span_name = name.clone();
         let started = std::time::Instant::now();
@@ -234,10 +258,15 @@ impl ServerHandler for FsgateServer {
                     code = code.as_deref().unwrap_or(""),
                     "call"
                 );
+                let log = self.call_log.as_ref();
+                let args = logged_args.as_ref();
+                calllog::record_output(log, &span_name, args, millis, &output, code.as_deref());
                 Ok(to_mcp_result(output).into())
             }
             Err(unknown) => {
                 tracing::info!(tool = %span_name, duration_ms = millis, outcome = "unknown-tool", "call");
+                let (log, args) = (self.call_log.as_ref(), logged_args.as_ref());
+                calllog::record_unknown(log, &span_name, args, millis, &unknown.to_string());
                 Err(McpError::invalid_params(unknown.to_string(), None))
             }
         }

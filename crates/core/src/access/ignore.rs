@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{IncrementalIgnore, Walk, WalkBuilder};
+use ignore::{IncrementalIgnore, Walk, WalkBuilder, WalkParallel};
 
 use super::Access;
 
@@ -146,11 +146,34 @@ impl Access {
     /// ignore files count is decided as for [`Access::sorted_walk`]. Dropping the iterator
     /// stops the walk.
     pub fn walk_with(&self, root: &Path, max_depth: Option<usize>, files: &IgnoreFiles) -> Walk {
+        let mut builder = self.builder_for(root, max_depth, files);
+        builder.sort_by_file_name(|a, b| a.cmp(b));
+        builder.build()
+    }
+
+    /// The walk of [`Access::walk_with`] run by a pool of threads (one per core), entries in
+    /// no particular order: for callers that order the result themselves.
+    pub fn walk_parallel_with(
+        &self,
+        root: &Path,
+        max_depth: Option<usize>,
+        files: &IgnoreFiles,
+    ) -> WalkParallel {
+        let mut builder = self.builder_for(root, max_depth, files);
+        builder.threads(0);
+        builder.build_parallel()
+    }
+
+    /// The builder behind [`Access::walk_with`], before its order is chosen.
+    fn builder_for(
+        &self,
+        root: &Path,
+        max_depth: Option<usize>,
+        files: &IgnoreFiles,
+    ) -> WalkBuilder {
         let in_repo = in_repository(root);
         let mut builder = builder_with(root, in_repo, files);
-        builder
-            .max_depth(max_depth)
-            .sort_by_file_name(|a, b| a.cmp(b));
+        builder.max_depth(max_depth);
         // As in sorted_walk: outside a repository, the ignore files between the working
         // directory and a deeper root are asked through a matcher anchored at the former.
         let between = match (self.relative_to_root(root).and_then(normalize), in_repo) {
@@ -185,7 +208,7 @@ impl Access {
                 .as_ref()
                 .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
         });
-        builder.build()
+        builder
     }
 
     /// Whether `files` exclude `path` (or one of its ancestors) from walks that start at the

@@ -40,6 +40,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
+use crate::access::walkdir::OpenDir;
 use crate::access::{Access, EntryKind, Resolved};
 use crate::error::{Result, ToolError};
 use crate::surface::CallContext;
@@ -185,46 +186,86 @@ impl Finder {
             buf: Vec::new(),
         };
         if !meta.is_dir {
-            run.file(&target.path, Some(meta.len));
+            run.file(&target.path, Some(meta.len), None);
             return Ok(run.found);
         }
-        let root =
-            list(access, target).map_err(|e| ToolError::from_io(&e, "search", &target.shown))?;
-        let mut stack = vec![root.into_iter()];
+        let listing_error = |e: std::io::Error| ToolError::from_io(&e, "search", &target.shown);
+        let root = access.open_dir(target).map_err(listing_error)?;
+        let entries = list(&root, &target.path).map_err(listing_error)?;
+        // Each level of the walk keeps its directory open, so a child is listed and opened
+        // relative to it; past `MAX_HELD` levels the shallowest handles are let go (a level
+        // without one is opened again, through the jail, if it still has a folder to enter).
+        let mut stack = vec![Level {
+            dir: Some(root),
+            entries: entries.into_iter(),
+        }];
+        let mut held = 1usize;
         while !run.finished() {
             if call.is_cancelled() {
                 run.found.truncated = true;
                 break;
             }
             let Some(top) = stack.last_mut() else { break };
-            let Some(entry) = top.next() else {
-                stack.pop();
+            let Some(entry) = top.entries.next() else {
+                if stack.pop().is_some_and(|level| level.dir.is_some()) {
+                    held -= 1;
+                }
                 continue;
             };
             match entry.kind {
-                Kind::File => run.file(&entry.path, entry.len),
+                Kind::File => {
+                    call.tick(1, "files scanned");
+                    run.file(&entry.path, entry.len, top.dir.as_ref());
+                }
                 Kind::Dir => {
                     if access.is_secret_path(&entry.path)
                         || (run.excludes && access.is_excluded_path(&entry.path, true))
                     {
                         continue;
                     }
-                    // A directory's listing goes through the jail again; one that cannot be
-                    // resolved (a non-UTF-8 name) or read is skipped.
-                    let Some(children) = entry
-                        .path
-                        .to_str()
-                        .and_then(|p| access.resolve(p).ok())
-                        .and_then(|dir| list(access, &dir).ok())
+                    // A folder whose name is not UTF-8 cannot be named to the jail, and is
+                    // skipped, as one that cannot be read is.
+                    let (Some(raw), Some(name)) = (entry.path.to_str(), entry.path.file_name())
                     else {
                         continue;
                     };
-                    stack.push(children.into_iter());
+                    let opened = match &top.dir {
+                        Some(dir) => dir.subdir(name).ok(),
+                        None => access
+                            .resolve(raw)
+                            .ok()
+                            .and_then(|dir| access.open_dir(&dir).ok()),
+                    };
+                    let Some((dir, children)) =
+                        opened.and_then(|dir| list(&dir, &entry.path).ok().map(|c| (dir, c)))
+                    else {
+                        continue;
+                    };
+                    if held >= MAX_HELD
+                        && let Some(level) = stack.iter_mut().find(|l| l.dir.is_some())
+                    {
+                        level.dir = None;
+                        held -= 1;
+                    }
+                    stack.push(Level {
+                        dir: Some(dir),
+                        entries: children.into_iter(),
+                    });
+                    held += 1;
                 }
             }
         }
         Ok(run.found)
     }
+}
+
+/// The most directory handles a walk holds open at once.
+const MAX_HELD: usize = 64;
+
+/// One level of the walk: its directory (while held open) and the entries still to visit.
+struct Level {
+    dir: Option<OpenDir>,
+    entries: std::vec::IntoIter<Entry>,
 }
 
 /// One search in progress.
@@ -262,7 +303,9 @@ impl Run<'_> {
         true
     }
 
-    fn file(&mut self, path: &Path, len: Option<u64>) {
+    /// Searches the file at `path`, opened relative to `dir` (the directory holding it) when
+    /// that is given.
+    fn file(&mut self, path: &Path, len: Option<u64>, dir: Option<&OpenDir>) {
         let access = self.access;
         let finder = self.finder;
         let options = &finder.options;
@@ -287,7 +330,11 @@ impl Run<'_> {
         if self.lines_done || len.is_some_and(|n| n > options.max_read_bytes) {
             return;
         }
-        let Ok(file) = access.open_walked(path) else {
+        let opened = match (dir, path.file_name()) {
+            (Some(dir), Some(name)) => dir.open_file(name),
+            _ => access.open_walked(path),
+        };
+        let Ok(file) = opened else {
             return;
         };
         let mut buf = std::mem::take(&mut self.buf);
@@ -463,9 +510,10 @@ struct Entry {
     len: Option<u64>,
 }
 
-/// The files and directories of `dir`, sorted by name; links and special files are left out.
-fn list(access: &Access, dir: &Resolved) -> std::io::Result<Vec<Entry>> {
-    let mut entries = access.read_dir(dir)?;
+/// The files and directories of `dir` (whose path is `path`), sorted by name; links and
+/// special files are left out.
+fn list(dir: &OpenDir, path: &Path) -> std::io::Result<Vec<Entry>> {
+    let mut entries = dir.entries()?;
     entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     Ok(entries
         .into_iter()
@@ -476,7 +524,7 @@ fn list(access: &Access, dir: &Resolved) -> std::io::Result<Vec<Entry>> {
                 EntryKind::Symlink { .. } | EntryKind::Other => return None,
             };
             Some(Entry {
-                path: dir.path.join(&e.name),
+                path: path.join(&e.name),
                 kind,
                 len: e.meta.map(|m| m.len),
             })

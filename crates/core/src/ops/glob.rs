@@ -13,15 +13,20 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use globset::GlobBuilder;
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::WalkState;
 use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::access::ignore::IgnoreFiles;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::surface::CallContext;
 use crate::text::lines;
 
 /// A file a glob matched.
@@ -50,15 +55,15 @@ impl Default for GlobOptions {
 
 /// The files under the directory `dir` whose path relative to it matches `pattern`, newest
 /// first (ties in path order). A pattern that names an existing file literally (`[id].tsx`)
-/// matches that file too. `cancelled` is asked between entries; a cancelled walk returns what
-/// it found so far.
+/// matches that file too. The walk runs on every core; each file walked is ticked to `ctx`
+/// ("files walked"), and a cancelled `ctx` stops it, returning what was found so far.
 pub fn glob(
     access: &Access,
     dir: &Resolved,
     pattern: &str,
     ignore: &IgnoreFiles,
     options: GlobOptions,
-    cancelled: &dyn Fn() -> bool,
+    ctx: &CallContext,
 ) -> Result<Vec<GlobHit>> {
     let literal = pattern.trim_start_matches("./");
     let matcher = GlobBuilder::new(literal)
@@ -75,38 +80,86 @@ pub fn glob(
         })?
         .compile_matcher();
     require_dir(access, dir)?;
-    let mut hits = Vec::new();
-    for entry in access.walk_with(&dir.path, None, ignore) {
-        if cancelled() {
-            break;
-        }
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) || access.is_secret_path(entry.path()) {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(&dir.path) else {
-            continue;
-        };
-        let rel_text = rel.to_string_lossy();
-        if !matcher.is_match(rel) && rel_text != literal {
-            continue;
-        }
-        let modified = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        hits.push(GlobHit {
-            path: entry.into_path(),
-            modified,
-        });
-    }
-    hits.sort_by(|a, b| {
-        Reverse(a.modified)
-            .cmp(&Reverse(b.modified))
-            .then_with(|| a.path.cmp(&b.path))
+    // The result is ordered afterwards, so the walk runs on every core in any order; only the
+    // files that match are asked for their modification time.
+    let hits: Mutex<Vec<GlobHit>> = Mutex::new(Vec::new());
+    let quit = AtomicBool::new(false);
+    let root = dir.path.as_path();
+    access.walk_parallel_with(root, None, ignore).run(|| {
+        let (hits, quit, matcher) = (&hits, &quit, &matcher);
+        Box::new(move |entry| {
+            if quit.load(Ordering::Relaxed) {
+                return WalkState::Quit;
+            }
+            if ctx.is_cancelled() {
+                quit.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            ctx.tick(1, "files walked");
+            let Some(rel) = below(root, entry.path()) else {
+                return WalkState::Continue;
+            };
+            if !matcher.is_match(rel) && rel.to_str() != Some(literal) {
+                return WalkState::Continue;
+            }
+            if access.is_secret_path(entry.path()) {
+                return WalkState::Continue;
+            }
+            let modified = entry
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            if let Ok(mut hits) = hits.lock() {
+                hits.push(GlobHit {
+                    path: entry.into_path(),
+                    modified,
+                });
+            }
+            WalkState::Continue
+        })
     });
+    let mut hits = hits.into_inner().unwrap_or_default();
+    // Newest first, ties in path order (as `Path`'s comparison orders them: component by
+    // component), through keys made once per hit rather than per comparison.
+    hits.sort_by_cached_key(|h| (Reverse(h.modified), path_key(&h.path)));
     Ok(hits)
+}
+
+/// A key whose byte order is `Path`'s order: the components joined by a NUL, which sorts
+/// before every byte a name can hold, as a shorter component sorts before a longer one it
+/// begins.
+fn path_key(path: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut key = Vec::with_capacity(path.as_os_str().len());
+    for (i, c) in path.components().enumerate() {
+        if i > 0 {
+            key.push(0);
+        }
+        key.extend_from_slice(c.as_os_str().as_bytes());
+    }
+    key
+}
+
+/// `path` relative to `root`, for a path a walk of `root` produced (`root`, a separator, the
+/// rest): a byte comparison, where `Path::strip_prefix` would compare component by component.
+fn below<'a>(root: &Path, path: &'a Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let (root, path) = (root.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+    let rest = path.strip_prefix(root)?;
+    let rest = match rest.strip_prefix(b"/") {
+        Some(rest) => rest,
+        // A root given with a trailing separator already ends with it.
+        None if root.ends_with(b"/") => rest,
+        None => return None,
+    };
+    Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
 }
 
 /// Refuses a `dir` that does not exist or is not a directory.
@@ -170,6 +223,8 @@ pub fn compile_case_insensitive(pattern: &str) -> Result<RegexMatcher> {
 /// keeping the first `keep`. `glob` filters the files of a directory as ripgrep's `--glob`
 /// does: a glob without `/` matches a file's name at any depth, one with `/` its path relative
 /// to `target`; `!` negates. A file named as `target` is searched whatever the filters say.
+/// Each file searched is ticked to `ctx` ("files scanned"); a cancelled `ctx` stops the walk and
+/// the outcome says so.
 pub fn grep(
     access: &Access,
     target: &Resolved,
@@ -177,7 +232,7 @@ pub fn grep(
     glob: Option<&str>,
     ignore: &IgnoreFiles,
     keep: usize,
-    cancelled: &dyn Fn() -> bool,
+    ctx: &CallContext,
 ) -> Result<GrepOutcome> {
     let matcher = compile_case_insensitive(pattern)?;
     let meta = access.metadata(target).map_err(|e| {
@@ -224,7 +279,7 @@ pub fn grep(
         return Ok(outcome);
     }
     for entry in access.walk_with(&target.path, None, ignore) {
-        if cancelled() {
+        if ctx.is_cancelled() {
             outcome.cancelled = true;
             break;
         }
@@ -241,6 +296,7 @@ pub fn grep(
         let Ok(file) = access.open_walked(entry.path()) else {
             continue;
         };
+        ctx.tick(1, "files scanned");
         search_one(entry.path(), file, &mut outcome);
     }
     Ok(outcome)
@@ -288,5 +344,41 @@ impl Sink for Collect {
     fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, io::Error> {
         self.binary = true;
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_keys_order_paths_as_path_does() {
+        let paths = [
+            "/r/a/b", "/r/a-b", "/r/a", "/r/a/b/c", "/r/ab", "/r/a.c", "/r/A", "/r/a b", "/r/./a",
+            "/r/a//b/",
+        ];
+        for x in paths {
+            for y in paths {
+                let (x, y) = (Path::new(x), Path::new(y));
+                assert_eq!(path_key(x).cmp(&path_key(y)), x.cmp(y), "{x:?} {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn below_strips_the_walk_root() {
+        assert_eq!(
+            below(Path::new("/r"), Path::new("/r/a/b")),
+            Some(Path::new("a/b"))
+        );
+        assert_eq!(
+            below(Path::new("/r/"), Path::new("/r/a")),
+            Some(Path::new("a"))
+        );
+        assert_eq!(
+            below(Path::new("/r/."), Path::new("/r/./a")),
+            Some(Path::new("a"))
+        );
+        assert_eq!(below(Path::new("/r"), Path::new("/rx/a")), None);
     }
 }

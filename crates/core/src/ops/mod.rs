@@ -5,6 +5,7 @@ pub mod edit;
 pub mod find;
 pub mod glob;
 pub mod image;
+pub mod line_index;
 pub mod list;
 pub mod lore;
 pub mod notebook;

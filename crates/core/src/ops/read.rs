@@ -9,8 +9,10 @@ use std::fs::File;
 use std::io::{self, Read};
 
 use super::image::{self, ImageFormat};
+use super::line_index::{self, CountError, FileKey, INDEX_MIN_LEN};
 use crate::access::{Access, Resolved};
-use crate::error::{Result, ToolError};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::surface::CallContext;
 
 /// The size of the one buffer a read streams through.
 const BUF_LEN: usize = 256 * 1024;
@@ -112,8 +114,15 @@ pub enum Attachment {
     NoVision,
 }
 
-/// Reads `target` under `options`.
-pub fn read(access: &Access, target: &Resolved, options: &ReadOptions) -> Result<ReadOutcome> {
+/// Reads `target` under `options`. A large file's length comes from the process-wide line
+/// index ([`line_index`]); counting it reports progress to `ctx` and stops when `ctx` is
+/// cancelled.
+pub fn read(
+    access: &Access,
+    target: &Resolved,
+    options: &ReadOptions,
+    ctx: &CallContext,
+) -> Result<ReadOutcome> {
     if options.offset == 0 {
         return Err(ToolError::invalid(format!(
             "offset 0 is not a line: offset is 1-based; pass offset: 1 to start at the first line \
@@ -139,8 +148,27 @@ pub fn read(access: &Access, target: &Resolved, options: &ReadOptions) -> Result
             .map(ReadOutcome::Image)
             .map_err(|e| ToolError::from_io(&e, "read", &target.shown));
     }
-    let window = stream_window(&mut file, buf, filled, options)
-        .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
+    let window = if meta.len >= INDEX_MIN_LEN {
+        // A large file: its length comes from the line index (counted once at memory speed,
+        // then cached), and the window is read from the mark before it to its end.
+        drop(buf);
+        let io_err = |e: &io::Error| ToolError::from_io(e, "read", &target.shown);
+        let key = FileKey::of(&file).map_err(|e| io_err(&e))?;
+        let index = line_index::index_of(&file, &key, ctx).map_err(|e| match e {
+            CountError::Io(e) => io_err(&e),
+            CountError::Cancelled { done } => cancelled(target, done, key.size()),
+        })?;
+        let (start, before) = index.start_for(options.offset);
+        io::Seek::seek(&mut file, io::SeekFrom::Start(start)).map_err(|e| io_err(&e))?;
+        let from = Resume {
+            newlines: before,
+            total: Some(index.total),
+        };
+        stream_window(&mut file, vec![0u8; BUF_LEN], 0, options, from).map_err(|e| io_err(&e))?
+    } else {
+        stream_window(&mut file, buf, filled, options, Resume::START)
+            .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?
+    };
     if window.total == 0 && options.offset == 1 {
         return Ok(ReadOutcome::Text(window));
     }
@@ -160,6 +188,17 @@ pub fn read(access: &Access, target: &Resolved, options: &ReadOptions) -> Result
         )));
     }
     Ok(ReadOutcome::Text(window))
+}
+
+fn cancelled(target: &Resolved, done: u64, size: u64) -> ToolError {
+    ToolError::new(
+        ErrorKind::Cancelled,
+        format!(
+            "the read of {} was cancelled by the caller after counting {done} of its {size} \
+             bytes; nothing is returned",
+            target.shown
+        ),
+    )
 }
 
 fn open_error(err: &io::Error, target: &Resolved) -> ToolError {
@@ -235,13 +274,31 @@ enum Phase {
     Count,
 }
 
+/// Where [`stream_window`] starts: how many newlines come before the reader's position, and
+/// the file's line count when it is already known (then the stream stops at the window's end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resume {
+    newlines: u64,
+    total: Option<u64>,
+}
+
+impl Resume {
+    const START: Resume = Resume {
+        newlines: 0,
+        total: None,
+    };
+}
+
 /// Streams the file through `buf` (whose first `filled` bytes are already read), keeping the
-/// window's bytes and counting every line.
+/// window's bytes and counting every line (or, when `from` knows the total, stopping at the
+/// window's end). The reader is positioned where `from` says: at the start, or after
+/// `from.newlines` newlines but before the one ending line `options.offset - 1`.
 fn stream_window<R: Read>(
     file: &mut R,
     mut buf: Vec<u8>,
     mut filled: usize,
     options: &ReadOptions,
+    from: Resume,
 ) -> io::Result<TextWindow> {
     let first = options.offset;
     let last_wanted = options
@@ -250,7 +307,7 @@ fn stream_window<R: Read>(
     let ceiling = options.byte_ceiling;
     let mut out: Vec<u8> = Vec::new();
     // Newlines seen so far; the line being read is `newlines + 1`.
-    let mut newlines: u64 = 0;
+    let mut newlines: u64 = from.newlines;
     // Where the line being collected starts in `out`.
     let mut line_start = 0usize;
     // Whole lines kept in `out`.
@@ -264,6 +321,9 @@ fn stream_window<R: Read>(
     };
 
     loop {
+        if from.total.is_some() && phase == Phase::Count {
+            break;
+        }
         if filled == 0 {
             filled = fill(file, &mut buf, 1)?;
             if filled == 0 {
@@ -351,6 +411,7 @@ fn stream_window<R: Read>(
                         pos = chunk.len();
                     }
                 },
+                Phase::Count if from.total.is_some() => pos = chunk.len(),
                 Phase::Count => {
                     newlines += memchr::memchr_iter(b'\n', rest).count() as u64;
                     pos = chunk.len();
@@ -364,7 +425,9 @@ fn stream_window<R: Read>(
         set_len(&mut cut, so_far);
     }
     let unterminated = last_byte.is_some_and(|b| b != b'\n');
-    let total = newlines + u64::from(unterminated);
+    let total = from
+        .total
+        .unwrap_or_else(|| newlines + u64::from(unterminated));
     let last = match cut {
         Some(Cut::MidLine { .. }) => first,
         // A tail after the last newline is the file's own unterminated last line, kept whole.
@@ -687,7 +750,7 @@ mod tests {
 
     fn streamed(bytes: &[u8], options: &ReadOptions, buf_len: usize) -> TextWindow {
         let mut reader = std::io::Cursor::new(bytes);
-        stream_window(&mut reader, vec![0; buf_len], 0, options).unwrap()
+        stream_window(&mut reader, vec![0; buf_len], 0, options, Resume::START).unwrap()
     }
 
     #[test]
@@ -742,6 +805,33 @@ mod tests {
             prop_assert_eq!(got, expected);
         }
     }
+    proptest! {
+        #[test]
+        fn a_window_resumed_from_the_line_index_matches_a_full_stream(
+            lines in proptest::collection::vec("[a-c\\r]{0,9}", 0..30),
+            final_newline in any::<bool>(),
+            offset in 1u64..32,
+            limit in proptest::option::of(1u64..14),
+            ceiling in 1usize..60,
+            stride in 1u64..16,
+            buf_len in 1usize..20,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let bytes = text.as_bytes();
+            let options = ReadOptions { offset, limit, byte_ceiling: ceiling, ..Default::default() };
+            let expected = streamed(bytes, &options, buf_len);
+            let index = crate::ops::line_index::LineIndex::of_bytes(bytes, stride);
+            let (at, before) = index.start_for(offset);
+            let mut reader = std::io::Cursor::new(&bytes[at as usize..]);
+            let from = Resume { newlines: before, total: Some(index.total) };
+            let got = stream_window(&mut reader, vec![0; buf_len], 0, &options, from).unwrap();
+            prop_assert_eq!(got, expected);
+        }
+    }
+
     /// A sink that takes lines while they fit a byte budget, as the coder profile's does.
     struct Budget {
         budget: usize,

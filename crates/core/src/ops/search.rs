@@ -1,16 +1,21 @@
 //! Content search: a regular expression tried against each line of each file under a root, in
 //! path order, under the ignore rule, stopping as soon as the answer is complete. Files holding
-//! a NUL byte are not text and are skipped whole.
+//! a NUL byte are not text and are skipped whole. Files are searched in parallel and their
+//! matches put back in path order.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
 use crate::access::{Access, Resolved};
-use crate::error::{Result, ToolError};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::surface::CallContext;
 use crate::text::lines;
 
 /// How a search is bounded.
@@ -88,11 +93,19 @@ pub fn compile(query: &str) -> Result<RegexMatcher> {
 }
 
 /// Searches the files under `target` (a directory or one file) for `query`.
+///
+/// The walk runs on the calling thread, in path order; the files it yields are searched by a
+/// pool of workers (one per core) and their matches put back in path order, so the result is
+/// exactly that of a search file by file. The walk stays a bounded number of files ahead of
+/// the last file whose matches are known in order, and everything stops once `limit` matches
+/// in order are known. Each file searched is ticked to `ctx` ("files scanned"); a cancelled
+/// `ctx` stops the search with an error.
 pub fn search(
     access: &Access,
     target: &Resolved,
     query: &str,
     options: &SearchOptions,
+    ctx: &CallContext,
 ) -> Result<SearchOutcome> {
     let matcher = compile(query)?;
     let meta = access.metadata(target).map_err(|e| {
@@ -109,52 +122,302 @@ pub fn search(
     if access.is_ignored(&target.path, meta.is_dir) {
         return Ok(SearchOutcome::IgnoredRoot);
     }
-    let mut searcher = SearcherBuilder::new()
+    if options.limit == 0 {
+        return Ok(SearchOutcome::Matches(Vec::new()));
+    }
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_WORKERS);
+    let stop = AtomicBool::new(false);
+    // Files travel in batches, numbered in walk order, so the hand-offs cost little per file.
+    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Vec<PathBuf>)>(QUEUE_LEN);
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<Searched>)>();
+    let mut order = InOrder {
+        limit: options.limit,
+        found: Vec::new(),
+        next: 0,
+        files: 0,
+        pending: BTreeMap::new(),
+        access,
+    };
+    let mut cancelled = false;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            let (work_rx, stop, matcher) = (&work_rx, &stop, &matcher);
+            scope.spawn(move || {
+                let mut worker = Worker {
+                    access,
+                    searcher: searcher(),
+                    matcher,
+                    options,
+                    buf: Vec::new(),
+                };
+                loop {
+                    let job = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, paths)) = job else { return };
+                    let searched = paths
+                        .into_iter()
+                        .map(|path| {
+                            if stop.load(Ordering::Relaxed) {
+                                Searched::Skipped
+                            } else {
+                                worker.search(path)
+                            }
+                        })
+                        .collect();
+                    if done_tx.send((seq, searched)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut sent = 0usize;
+        let mut batch = Vec::with_capacity(BATCH_LEN);
+        let mut walk = access.sorted_walk(&target.path, None);
+        loop {
+            let entry = walk.next();
+            if let Some(entry) = entry {
+                if ctx.is_cancelled() {
+                    cancelled = true;
+                    break;
+                }
+                let Ok(entry) = entry else { continue };
+                if !entry.file_type().is_some_and(|t| t.is_file())
+                    || access.is_secret_path(entry.path())
+                {
+                    continue;
+                }
+                batch.push(entry.into_path());
+                // The first batches are small, so a limited search whose answer lies in the
+                // first files is not held up filling a batch.
+                if batch.len() < BATCH_LEN.min(sent + 1) {
+                    continue;
+                }
+            } else if batch.is_empty() {
+                break;
+            }
+            // Keep the walk a bounded distance ahead of the files known in order.
+            while sent - order.next >= MAX_AHEAD && !order.complete() {
+                match done_rx.recv() {
+                    Ok((seq, searched)) => order.put(seq, searched, ctx),
+                    Err(_) => break,
+                }
+            }
+            while let Ok((seq, searched)) = done_rx.try_recv() {
+                order.put(seq, searched, ctx);
+            }
+            if order.complete() {
+                break;
+            }
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_LEN));
+            if work_tx.send((sent, full)).is_err() {
+                break;
+            }
+            sent += 1;
+        }
+        drop(walk);
+        drop(work_tx);
+        if order.complete() || cancelled {
+            stop.store(true, Ordering::Relaxed);
+        }
+        while order.next < sent && !order.complete() {
+            if ctx.is_cancelled() {
+                cancelled = true;
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            match done_rx.recv() {
+                Ok((seq, searched)) => order.put(seq, searched, ctx),
+                Err(_) => break,
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    if cancelled {
+        return Err(ToolError::new(
+            ErrorKind::Cancelled,
+            format!(
+                "the search for {query} was cancelled by the caller after scanning {} files; \
+                 nothing is returned",
+                order.files
+            ),
+        ));
+    }
+    let mut found = order.found;
+    found.truncate(options.limit);
+    Ok(SearchOutcome::Matches(found))
+}
+
+/// Workers beyond this many add contention, not speed.
+const MAX_WORKERS: usize = 8;
+/// Batches waiting for a worker.
+const QUEUE_LEN: usize = 16;
+/// Files in a batch.
+const BATCH_LEN: usize = 32;
+/// The most batches walked past the first one whose matches are not yet known.
+const MAX_AHEAD: usize = 64;
+/// Files up to this size are read whole and searched as one slice; larger ones are streamed.
+const SLICE_MAX: u64 = 4 << 20;
+
+fn searcher() -> Searcher {
+    SearcherBuilder::new()
         .line_number(true)
         .line_terminator(LineTerminator::crlf())
         .binary_detection(BinaryDetection::quit(0))
-        .build();
-    let mut found: Vec<Match> = Vec::new();
-    for entry in access.sorted_walk(&target.path, None) {
-        if found.len() >= options.limit {
-            break;
-        }
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        if access.is_secret_path(entry.path()) {
-            continue;
-        }
-        let Ok(file) = access.open_walked(entry.path()) else {
-            continue;
+        .build()
+}
+
+/// What a worker found in one file.
+enum Searched {
+    /// Not searched: the answer was complete before its turn came.
+    Skipped,
+    /// Not text, unreadable, or without a match.
+    Nothing,
+    /// The file's matching lines (at most `limit`), with its path.
+    Lines(PathBuf, Vec<(u64, String, usize)>),
+}
+
+/// One search worker's tools, reused from file to file.
+struct Worker<'a> {
+    access: &'a Access,
+    searcher: Searcher,
+    matcher: &'a RegexMatcher,
+    options: &'a SearchOptions,
+    /// A small file's bytes.
+    buf: Vec<u8>,
+}
+
+impl Worker<'_> {
+    /// Searches one walked file for up to `options.limit` matching lines.
+    fn search(&mut self, path: PathBuf) -> Searched {
+        let Ok(mut file) = self.access.open_walked(&path) else {
+            return Searched::Nothing;
         };
         let mut sink = Collect {
-            want: options.limit - found.len(),
-            max_chars: options.max_line_chars,
+            want: self.options.limit,
+            max_chars: self.options.max_line_chars,
             lines: Vec::new(),
             binary: false,
         };
-        if searcher.search_file(&matcher, &file, &mut sink).is_err() || sink.binary {
-            continue;
+        let len = file.metadata().map_or(u64::MAX, |m| m.len());
+        if len <= SLICE_MAX {
+            // Read whole: one copy, and the NUL test covers the whole file at once. A file
+            // with a byte-order mark is transcoded by the searcher, as a streamed one is.
+            let Ok(filled) = read_whole(&mut file, &mut self.buf, len) else {
+                return Searched::Nothing;
+            };
+            let bytes = &self.buf[..filled];
+            let has_bom = encoding_rs::Encoding::for_bom(bytes).is_some();
+            if !has_bom && memchr::memchr(0, bytes).is_some() {
+                return Searched::Nothing;
+            }
+            if self
+                .searcher
+                .search_slice(self.matcher, bytes, &mut sink)
+                .is_err()
+                || sink.binary
+            {
+                return Searched::Nothing;
+            }
+            if self.buf.len() > 2 * SLICE_MAX as usize {
+                self.buf = Vec::new();
+            }
+        } else {
+            if self
+                .searcher
+                .search_file(self.matcher, &file, &mut sink)
+                .is_err()
+                || sink.binary
+            {
+                return Searched::Nothing;
+            }
+            // The searcher stopped at the last match it needed; a NUL further on still
+            // makes the file binary.
+            if !sink.lines.is_empty()
+                && sink.lines.len() == sink.want
+                && has_nul(self.access, &path)
+            {
+                return Searched::Nothing;
+            }
         }
         if sink.lines.is_empty() {
-            continue;
+            return Searched::Nothing;
         }
-        // The searcher stopped at the last match it needed; a NUL further on still makes the
-        // file binary.
-        if sink.lines.len() == sink.want && has_nul(access, entry.path()) {
-            continue;
-        }
-        let path = access.display(entry.path());
-        found.extend(sink.lines.into_iter().map(|(line, text, cut_chars)| Match {
-            path: path.clone(),
-            line,
-            text,
-            cut_chars,
-        }));
+        Searched::Lines(path, sink.lines)
     }
-    Ok(SearchOutcome::Matches(found))
+}
+
+/// Reads the rest of `file`, expected to be `len` bytes, into the front of `buf` (grown as
+/// needed, never shrunk or cleared, so a reused buffer costs nothing to prepare); returns how
+/// many bytes were read.
+fn read_whole(file: &mut std::fs::File, buf: &mut Vec<u8>, len: u64) -> io::Result<usize> {
+    let want = usize::try_from(len).unwrap_or(0) + 1;
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            // The file grew: read on, growing the buffer.
+            buf.resize(buf.len() * 2 + 4096, 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => return Ok(filled),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The batches' results put back in walk order, up to the limit.
+struct InOrder<'a> {
+    limit: usize,
+    found: Vec<Match>,
+    /// The number of the first batch whose result is not yet taken.
+    next: usize,
+    /// Files taken so far.
+    files: u64,
+    pending: BTreeMap<usize, Vec<Searched>>,
+    access: &'a Access,
+}
+
+impl InOrder<'_> {
+    fn complete(&self) -> bool {
+        self.found.len() >= self.limit
+    }
+
+    fn put(&mut self, seq: usize, batch: Vec<Searched>, ctx: &CallContext) {
+        self.pending.insert(seq, batch);
+        while let Some(batch) = self.pending.remove(&self.next) {
+            self.next += 1;
+            ctx.tick(batch.len() as u64, "files scanned");
+            self.files += batch.len() as u64;
+            for searched in batch {
+                if self.complete() {
+                    break;
+                }
+                if let Searched::Lines(path, lines) = searched {
+                    let path = self.access.display(&path);
+                    let room = self.limit - self.found.len();
+                    self.found.extend(lines.into_iter().take(room).map(
+                        |(line, text, cut_chars)| Match {
+                            path: path.clone(),
+                            line,
+                            text,
+                            cut_chars,
+                        },
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// Collects a file's matching lines, up to `want`.
@@ -199,6 +462,122 @@ fn has_nul(access: &Access, path: &Path) -> bool {
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return true,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::surface::Progress;
+
+    /// A workspace of `files` files, each holding `needle` on its second line.
+    fn tree_of(files: usize) -> (tempfile::TempDir, Access) {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..files {
+            let sub = dir.path().join(format!("d{:02}", i % 40));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i:05}.txt")), "hay\nneedle\n").unwrap();
+        }
+        let access = Access::new(dir.path()).unwrap();
+        (dir, access)
+    }
+
+    fn all() -> SearchOptions {
+        SearchOptions {
+            limit: usize::MAX,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn parallel_results_come_in_path_order_and_a_limit_keeps_the_first() {
+        let (_dir, access) = tree_of(300);
+        let root = access.resolve(".").unwrap();
+        let ctx = CallContext::default();
+        let SearchOutcome::Matches(found) = search(&access, &root, "needle", &all(), &ctx).unwrap()
+        else {
+            panic!("not searched");
+        };
+        assert_eq!(found.len(), 300);
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        let mut sorted = paths.clone();
+        sorted.sort();
+        assert_eq!(paths, sorted);
+        let five = SearchOptions {
+            limit: 5,
+            ..Default::default()
+        };
+        let SearchOutcome::Matches(first) = search(&access, &root, "needle", &five, &ctx).unwrap()
+        else {
+            panic!("not searched");
+        };
+        assert_eq!(first, found[..5]);
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_early_and_says_so() {
+        let (_dir, access) = tree_of(3000);
+        let root = access.resolve(".").unwrap();
+        let flag = Arc::new(AtomicBool::new(false));
+        let trip = Arc::clone(&flag);
+        // The caller gives up as soon as the first progress report arrives.
+        let ctx = CallContext::with_flag(Arc::clone(&flag))
+            .with_progress(Arc::new(move |_| trip.store(true, Ordering::Relaxed)));
+        let err = search(&access, &root, "needle", &all(), &ctx).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Cancelled);
+        assert!(err.message.contains("cancelled"), "{}", err.message);
+        let scanned: u64 = err
+            .message
+            .split("after scanning ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(scanned < 3000, "scanned {scanned} of 3000 files");
+    }
+
+    #[test]
+    fn a_search_over_many_files_reports_progress() {
+        let (_dir, access) = tree_of(500);
+        let root = access.resolve(".").unwrap();
+        let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+        let sink = Arc::clone(&seen);
+        let ctx = CallContext::default().with_progress(Arc::new(move |p| {
+            sink.lock().unwrap().push(p);
+        }));
+        search(&access, &root, "needle", &all(), &ctx).unwrap();
+        let seen = seen.lock().unwrap();
+        assert!(!seen.is_empty());
+        assert!(seen[0].message.ends_with("files scanned"), "{:?}", seen[0]);
+    }
+
+    #[test]
+    fn a_file_with_a_nul_after_its_matches_is_skipped_whatever_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = b"needle\n".repeat(10);
+        bytes.extend_from_slice(&vec![b'x'; 200_000]);
+        bytes.push(0);
+        std::fs::write(dir.path().join("bin.dat"), &bytes).unwrap();
+        std::fs::write(dir.path().join("text.txt"), "needle\n").unwrap();
+        let access = Access::new(dir.path()).unwrap();
+        let root = access.resolve(".").unwrap();
+        for limit in [1, 5, 200] {
+            let options = SearchOptions {
+                limit,
+                ..Default::default()
+            };
+            let SearchOutcome::Matches(found) =
+                search(&access, &root, "needle", &options, &CallContext::default()).unwrap()
+            else {
+                panic!("not searched");
+            };
+            assert_eq!(found.len(), 1, "limit {limit}");
+            assert_eq!(found[0].path, "text.txt");
         }
     }
 }

@@ -8,6 +8,7 @@ use ignore::Walk;
 use super::list::Kind;
 use crate::access::{Access, Resolved};
 use crate::error::Result;
+use crate::surface::CallContext;
 
 /// One node of the tree, in depth-first path order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,8 +32,15 @@ pub enum TreeOutcome<'a> {
     IgnoredRoot,
 }
 
-/// Walks the tree beneath `target` down to `depth` levels (at least 1).
-pub fn tree<'a>(access: &'a Access, target: &Resolved, depth: usize) -> Result<TreeOutcome<'a>> {
+/// Walks the tree beneath `target` down to `depth` levels (at least 1). Each entry read is
+/// ticked to `ctx` ("entries read"); once `ctx` is cancelled the walk ends early (the caller
+/// asks `ctx` whether it was).
+pub fn tree<'a>(
+    access: &'a Access,
+    target: &Resolved,
+    depth: usize,
+    ctx: &'a CallContext,
+) -> Result<TreeOutcome<'a>> {
     super::list::require_dir(access, target, "tree")?;
     if access.is_ignored(&target.path, true) {
         return Ok(TreeOutcome::IgnoredRoot);
@@ -44,6 +52,7 @@ pub fn tree<'a>(access: &'a Access, target: &Resolved, depth: usize) -> Result<T
         depth,
         pending: None,
         ready: VecDeque::new(),
+        ctx,
     })))
 }
 
@@ -56,6 +65,7 @@ pub struct TreeIter<'a> {
     /// A directory at the bound whose entries are still being counted.
     pending: Option<Node>,
     ready: VecDeque<Node>,
+    ctx: &'a CallContext,
 }
 
 impl Iterator for TreeIter<'_> {
@@ -66,9 +76,13 @@ impl Iterator for TreeIter<'_> {
             if let Some(node) = self.ready.pop_front() {
                 return Some(node);
             }
+            if self.ctx.is_cancelled() {
+                return None;
+            }
             let Some(entry) = self.walk.next() else {
                 return self.pending.take();
             };
+            self.ctx.tick(1, "entries read");
             // An unreadable entry is left out rather than failing the whole tree.
             let Ok(entry) = entry else { continue };
             let depth = entry.depth();

@@ -84,7 +84,13 @@ impl Gg {
         self.active.contains(&tool)
     }
 
-    fn dispatch(&self, access: &Access, tool: &'static str, args: Value) -> Result<ToolOutput> {
+    fn dispatch(
+        &self,
+        access: &Access,
+        tool: &'static str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Result<ToolOutput> {
         match tool {
             "read_file" => {
                 let args = Args::parse(tool, args, &["path", "offset", "limit"])?;
@@ -99,7 +105,7 @@ impl Gg {
                     attach_images: self.vision,
                     ..Default::default()
                 };
-                let outcome = ops::read::read(access, &target, &options)?;
+                let outcome = ops::read::read(access, &target, &options, ctx)?;
                 Ok(read::render(&target.shown, outcome, &options))
             }
             "write_file" => {
@@ -144,8 +150,19 @@ impl Gg {
                     Some(d) => d.min(MAX_TREE_DEPTH),
                 };
                 let target = access.resolve_or_root(args.opt_str("path")?)?;
-                let outcome = ops::tree::tree(access, &target, depth as usize)?;
-                Ok(ToolOutput::text(tree::render(&target.shown, outcome)))
+                let outcome = ops::tree::tree(access, &target, depth as usize, ctx)?;
+                let text = tree::render(&target.shown, outcome);
+                if ctx.is_cancelled() {
+                    return Err(ToolError::new(
+                        ErrorKind::Cancelled,
+                        format!(
+                            "the tree of {} was cancelled by the caller before it was complete; \
+                             nothing is returned",
+                            target.shown
+                        ),
+                    ));
+                }
+                Ok(ToolOutput::text(text))
             }
             "search" => {
                 let args = Args::parse(tool, args, &["query", "path", "limit"])?;
@@ -166,7 +183,7 @@ impl Gg {
                     limit: limit as usize,
                     ..Default::default()
                 };
-                let outcome = ops::search::search(access, &target, query, &options)?;
+                let outcome = ops::search::search(access, &target, query, &options, ctx)?;
                 Ok(ToolOutput::text(search::render(query, given, outcome)))
             }
             _ => Err(ToolError::invalid(format!("{tool} is not a gg tool"))),
@@ -194,7 +211,7 @@ impl Surface for Gg {
         access: &Access,
         name: &str,
         args: Value,
-        _ctx: &CallContext,
+        ctx: &CallContext,
     ) -> Option<ToolOutput> {
         let tool = all_tools().find(|t| *t == name)?;
         if !self.offers(tool) {
@@ -211,7 +228,7 @@ impl Surface for Gg {
             );
             return Some(ToolOutput::error(&err));
         }
-        Some(match self.dispatch(access, tool, args) {
+        Some(match self.dispatch(access, tool, args, ctx) {
             Ok(output) => output,
             Err(err) => ToolOutput::error(&err),
         })

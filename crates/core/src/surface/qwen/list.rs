@@ -1,8 +1,8 @@
 //! list_directory: one directory's entries, directories first (marked `[DIR]`), each group
 //! alphabetically, without what `.gitignore` (unless the call says otherwise), `.qwenignore`,
-//! the configured ignore files and the call's own glob patterns exclude.
+//! the configured ignore files and the call's own glob patterns exclude. A listing shows at most
+//! [`MAX_LISTED`] entries and says how many more there are.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::ffi::OsString;
 
@@ -107,9 +107,13 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         };
         shown.push((is_dir, name));
     }
-    shown.sort_by(|(a_dir, a), (b_dir, b)| b_dir.cmp(a_dir).then_with(|| alphabetical(a, b)));
+    // Directories first, then alphabetically: letters regardless of case, ties in byte order
+    // (each key made once).
+    shown.sort_by_cached_key(|(is_dir, name)| (!*is_dir, name.to_lowercase(), name.clone()));
+    let total = shown.len();
     let listing: Vec<String> = shown
         .iter()
+        .take(MAX_LISTED)
         .map(|(is_dir, name)| {
             if *is_dir {
                 format!("[DIR] {name}")
@@ -119,6 +123,13 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         })
         .collect();
     let mut text = format!("Directory listing for {raw}:\n{}", listing.join("\n"));
+    if total > MAX_LISTED {
+        text.push_str(&format!(
+            "\n[{} more entries not shown: the listing stops at the first {MAX_LISTED} of \
+             {total}; use glob with a pattern, or pass ignore patterns, to narrow it]",
+            total - MAX_LISTED
+        ));
+    }
     let mut ignored = Vec::new();
     if git_ignored > 0 {
         ignored.push(format!("{git_ignored} git-ignored"));
@@ -132,12 +143,8 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
     Ok(ToolOutput::text(text))
 }
 
-/// Alphabetical order: letters compared regardless of case, ties in byte order.
-fn alphabetical(a: &str, b: &str) -> Ordering {
-    a.to_lowercase()
-        .cmp(&b.to_lowercase())
-        .then_with(|| a.cmp(b))
-}
+/// The most entries a listing shows; the rest are counted in a closing line.
+pub(super) const MAX_LISTED: usize = 1000;
 
 /// The call's ignore patterns, matched against entry names.
 fn patterns_of(patterns: &[String]) -> Result<GlobSet, String> {

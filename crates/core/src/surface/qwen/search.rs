@@ -36,7 +36,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         pattern,
         &qwen.walk_rules(),
         GlobOptions::default(),
-        &|| ctx.is_cancelled(),
+        ctx,
     )
     .map_err(|e| engine_error(access, &e, "Path"))?;
     if hits.is_empty() {
@@ -90,7 +90,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
         glob,
         &qwen.walk_rules(),
         keep,
-        &|| ctx.is_cancelled(),
+        ctx,
     )
     .map_err(|e| engine_error(access, &e, "Path"))?;
     let location = format!("in path \"{}\"", given.unwrap_or("."));

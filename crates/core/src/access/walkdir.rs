@@ -1,0 +1,94 @@
+//! Directories held open during a walk: each child is listed and opened relative to its
+//! parent's handle, one path component at a time, instead of being resolved again from the
+//! root. A walk of a deep tree then costs what its entries cost, not its depth squared. A child
+//! directory is opened without following a link, so a handle never leads outside the directory
+//! it was opened from.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+use cap_fs_ext::DirExt as _;
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+use super::fs::{self, DirEntry, Place};
+use super::{Access, Resolved};
+
+/// A directory open for a walk.
+#[derive(Debug)]
+pub struct OpenDir {
+    dir: Dir,
+}
+
+impl Access {
+    /// Opens the directory `target` (resolved as every path is) for a walk.
+    pub fn open_dir(&self, target: &Resolved) -> io::Result<OpenDir> {
+        let dir = match self.place(target) {
+            Place::Ambient(path) => Dir::open_ambient_dir(path, ambient_authority())?,
+            Place::Beneath(root, rel) if rel.as_os_str().is_empty() => root.open_dir(".")?,
+            Place::Beneath(root, rel) => root.open_dir(rel)?,
+        };
+        Ok(OpenDir { dir })
+    }
+}
+
+impl OpenDir {
+    /// The directory's entries, in the order the filesystem gives them, as
+    /// [`Access::read_dir`] gives them.
+    pub fn entries(&self) -> io::Result<Vec<DirEntry>> {
+        fs::read_dir(Place::Beneath(&self.dir, Path::new("")))
+    }
+
+    /// Opens the child directory `name` (one component); a link is not followed.
+    pub fn subdir(&self, name: &OsStr) -> io::Result<OpenDir> {
+        Ok(OpenDir {
+            dir: self.dir.open_dir_nofollow(one_component(name)?)?,
+        })
+    }
+
+    /// Opens the file `name` (one component) found in this directory for reading.
+    pub fn open_file(&self, name: &OsStr) -> io::Result<File> {
+        fs::open_walked(Place::Beneath(&self.dir, one_component(name)?))
+    }
+}
+
+/// `name` as a path of exactly one normal component.
+fn one_component(name: &OsStr) -> io::Result<&Path> {
+    let path = Path::new(name);
+    let mut parts = path.components();
+    match (parts.next(), parts.next()) {
+        (Some(std::path::Component::Normal(_)), None) => Ok(path),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not the name of a directory entry",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_open_relative_to_their_parent_and_links_are_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("a/b")).unwrap();
+        std::fs::write(tmp.path().join("a/b/f.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("/", tmp.path().join("a/up")).unwrap();
+        let access = Access::new(tmp.path()).unwrap();
+        let a = access.open_dir(&access.resolve("a").unwrap()).unwrap();
+        let mut names: Vec<_> = a.entries().unwrap().into_iter().map(|e| e.name).collect();
+        names.sort();
+        assert_eq!(names, ["b", "up"]);
+        let b = a.subdir(OsStr::new("b")).unwrap();
+        assert!(b.open_file(OsStr::new("f.txt")).is_ok());
+        assert!(
+            a.subdir(OsStr::new("up")).is_err(),
+            "a link is not followed"
+        );
+        assert!(a.subdir(OsStr::new("b/..")).is_err());
+        assert!(a.open_file(OsStr::new("..")).is_err());
+    }
+}
