@@ -574,6 +574,8 @@ enum Source<'a> {
     Reader(&'a mut dyn io::Read),
     /// These bytes, one after the other.
     Parts(&'a [&'a [u8]]),
+    /// An open file with one range replaced.
+    Splice(Splice<'a>),
 }
 
 impl Source<'_> {
@@ -581,8 +583,56 @@ impl Source<'_> {
         match self {
             Source::Reader(reader) => io::copy(reader, file).map(|_| ()),
             Source::Parts(parts) => parts.iter().try_for_each(|part| file.write_all(part)),
+            Source::Splice(splice) => splice.write_into(file),
         }
     }
+}
+
+/// A file's content with one range replaced, copied from the open file itself: the kernel
+/// copies the unchanged parts (`copy_file_range`) without them passing through memory.
+pub struct Splice<'a> {
+    /// The file the content comes from, as it was read.
+    pub from: &'a File,
+    /// Its length when read.
+    pub len: u64,
+    /// The byte range replaced.
+    pub cut: std::ops::Range<u64>,
+    /// What replaces it.
+    pub with: &'a [u8],
+}
+
+impl Splice<'_> {
+    fn write_into(self, out: &mut File) -> io::Result<()> {
+        use std::io::{Read as _, Seek as _, SeekFrom};
+        let mut from = self.from;
+        from.seek(SeekFrom::Start(0))?;
+        let head = io::copy(&mut from.take(self.cut.start), out)?;
+        out.write_all(self.with)?;
+        from.seek(SeekFrom::Start(self.cut.end))?;
+        let tail = io::copy(&mut from.take(self.len - self.cut.end), out)?;
+        if head != self.cut.start || tail != self.len - self.cut.end {
+            // The file shrank under us: its content is not what the edit was made from.
+            return Err(io::Error::other(Conflict));
+        }
+        Ok(())
+    }
+}
+
+/// [`write_atomic`] with the content of `splice`: the file it was read from with one range
+/// replaced. Give [`WriteOptions::expect_stamp`] so the write happens only while the file is
+/// unchanged.
+pub fn write_atomic_splice(
+    place: Place<'_>,
+    splice: Splice<'_>,
+    options: WriteOptions,
+) -> io::Result<Replaced> {
+    let options = WriteOptions {
+        size_hint: Some(
+            splice.len - (splice.cut.end - splice.cut.start) + splice.with.len() as u64,
+        ),
+        ..options
+    };
+    write_to(place, Source::Splice(splice), options)
 }
 
 fn write_to(place: Place<'_>, source: Source<'_>, options: WriteOptions) -> io::Result<Replaced> {
@@ -650,6 +700,12 @@ fn replace_in(
             _ => false,
         };
         if !unchanged {
+            note_write(true);
+            return Err(io::Error::other(Conflict));
+        }
+    } else if let Some(stamp) = options.expect_stamp {
+        // Nothing to compare the content with: only the very file, unchanged, will do.
+        if held.as_ref().map(|h| h.meta.stamp) != Some(stamp) {
             note_write(true);
             return Err(io::Error::other(Conflict));
         }

@@ -17,7 +17,7 @@ pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, Stamp, WriteOptions};
+pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, Splice, Stamp, WriteOptions};
 pub use jail::{Jail, JailConfig, JailError};
 
 use crate::error::{ErrorKind, Result, ToolError};
@@ -333,6 +333,17 @@ impl Access {
     /// Creates the directory `target` and its missing parents.
     pub fn create_dir_all(&self, target: &Resolved) -> std::io::Result<()> {
         fs::create_dir_all(self.place(target))
+    }
+
+    /// Replaces the file at `target` atomically with the file `splice` was read from, one range
+    /// replaced (see [`fs::write_atomic_splice`]).
+    pub fn write_atomic_splice(
+        &self,
+        target: &Resolved,
+        splice: Splice<'_>,
+        options: WriteOptions,
+    ) -> std::io::Result<Replaced> {
+        fs::write_atomic_splice(self.place(target), splice, options)
     }
 
     /// Replaces the file at `target` atomically with `parts`, one after the other (see

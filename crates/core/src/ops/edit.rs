@@ -5,7 +5,7 @@
 
 use std::io;
 
-use crate::access::{Access, Resolved, WriteOptions};
+use crate::access::{Access, Resolved, Splice, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -41,6 +41,9 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
              pass the new text as new_string",
             target.shown
         )));
+    }
+    if let Some(report) = edit_large(access, target, old, new)? {
+        return Ok(report);
     }
     let (bytes, read) = access
         .read_all(target)
@@ -99,6 +102,99 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
         old_lines: lines::count(&bytes[range.clone()]).max(1),
         new_lines: lines::count(&found.replacement),
     })
+}
+
+/// Files from this size on are edited without being loaded, when the text occurs exactly once.
+const STREAM_FROM: u64 = 8 * 1024 * 1024;
+
+/// The edit of a large file whose `old` occurs exactly once, byte for byte: found by a scan in
+/// chunks and written by the kernel copying around the replaced range, so the file never sits
+/// in memory. `None` when the file is small or the text is absent or repeated: the whole-file
+/// path then finds it through the matcher's levels or names the failure.
+fn edit_large(
+    access: &Access,
+    target: &Resolved,
+    old: &str,
+    new: &str,
+) -> Result<Option<EditReport>> {
+    let (file, read) = match access.open_regular(target) {
+        Ok(opened) => opened,
+        // The whole-file path reports the failure in its words.
+        Err(_) => return Ok(None),
+    };
+    if read.len < STREAM_FROM {
+        return Ok(None);
+    }
+    let Some((at, line)) = find_once(&file, old.as_bytes()).map_err(|e| read_error(&e, target))?
+    else {
+        return Ok(None);
+    };
+    let splice = Splice {
+        from: &file,
+        len: read.len,
+        cut: at..at + old.len() as u64,
+        with: new.as_bytes(),
+    };
+    let options = WriteOptions {
+        create_parents: false,
+        expect_stamp: Some(read.stamp),
+        ..WriteOptions::default()
+    };
+    access
+        .write_atomic_splice(target, splice, options)
+        .map_err(|e| super::write::write_error(&e, target))?;
+    Ok(Some(EditReport {
+        level: Level::Exact,
+        line,
+        old_lines: lines::count(old.as_bytes()).max(1),
+        new_lines: lines::count(new.as_bytes()),
+    }))
+}
+
+/// The offset and 1-based line of the only occurrence of `needle` in `file`, read in chunks;
+/// `None` when it is absent or occurs more than once (overlapping occurrences count).
+fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
+    use std::os::unix::fs::FileExt as _;
+    const CHUNK: usize = 1024 * 1024;
+    let finder = memchr::memmem::Finder::new(needle);
+    let keep = needle.len().saturating_sub(1);
+    let mut buf = vec![0u8; keep + CHUNK];
+    // `buf[..carried]` repeats the end of the previous chunk, so a match across two chunks is
+    // seen; it is shorter than the needle, so no match lies wholly inside it.
+    let mut carried = 0usize;
+    let mut offset = 0u64; // file offset of buf[carried]
+    let mut newlines = 0usize; // newlines before `offset`
+    let mut found: Option<(u64, usize)> = None;
+    loop {
+        let n = match file.read_at(&mut buf[carried..], offset) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(found);
+        }
+        let window = &buf[..carried + n];
+        let mut from = 0;
+        while let Some(i) = finder.find(&window[from..]) {
+            let start = from + i;
+            if found.is_some() {
+                return Ok(None);
+            }
+            let line = if start >= carried {
+                1 + newlines + memchr::memchr_iter(b'\n', &window[carried..start]).count()
+            } else {
+                1 + newlines - memchr::memchr_iter(b'\n', &window[start..carried]).count()
+            };
+            found = Some((offset + start as u64 - carried as u64, line));
+            from = start + 1;
+        }
+        newlines += memchr::memchr_iter(b'\n', &window[carried..]).count();
+        offset += n as u64;
+        let tail = (carried + n).saturating_sub(keep);
+        buf.copy_within(tail..carried + n, 0);
+        carried = carried + n - tail;
+    }
 }
 
 fn read_error(err: &io::Error, target: &Resolved) -> ToolError {
