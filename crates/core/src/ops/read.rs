@@ -139,7 +139,11 @@ pub fn read(
     let (mut file, meta) = access
         .open_regular(target)
         .map_err(|e| open_error(&e, target))?;
-    let mut buf = vec![0u8; BUF_LEN];
+    // A small file gets a buffer its size, not the full chunk: most reads are of small files.
+    let buf_len = usize::try_from(meta.len.saturating_add(1))
+        .unwrap_or(BUF_LEN)
+        .clamp(ImageFormat::SNIFF_LEN.max(4096), BUF_LEN);
+    let mut buf = vec![0u8; buf_len];
     let filled = fill(&mut file, &mut buf, ImageFormat::SNIFF_LEN)
         .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
     if let Some(format) = ImageFormat::sniff(&buf[..filled]) {
