@@ -14,21 +14,11 @@ import {
   connectHttp,
   makeBigTree,
   requireBinary,
-  SLOW_QUERY,
   smallWorkspace,
   startHttpServer,
   TEST_TIMEOUT_MS,
 } from './lib/harness.mjs';
-import { GG_SEARCH_CANCEL_PENDING, GG_SEARCH_PROGRESS_PENDING } from './lib/pending.mjs';
-import {
-  cancelLongSearch,
-  checkErrors,
-  checkEveryTool,
-  checkProgressReports,
-  checkStoppedMidway,
-  checkToolList,
-  longSearchWithProgress,
-} from './lib/scenarios.mjs';
+import { defaultProfileScenarios, picoclawSearchProgressAndCancel } from './lib/scenarios.mjs';
 
 const TOKEN = 'ts-interop-token-7f3a';
 
@@ -52,8 +42,6 @@ describe('TypeScript SDK over streamable HTTP', { timeout: TEST_TIMEOUT_MS }, ()
   let ws;
   let server;
   let session;
-  let full;
-  let cancelled;
 
   before(async () => {
     requireBinary();
@@ -73,37 +61,7 @@ describe('TypeScript SDK over streamable HTTP', { timeout: TEST_TIMEOUT_MS }, ()
     ws?.remove();
   });
 
-  it('lists the tools of `fsgate schema`', async () => {
-    assert.equal(session.client.getServerVersion()?.name, 'fsgate');
-    await checkToolList(session.client);
-  });
-
-  it('calls every tool of the default profile once', async () => {
-    await checkEveryTool(session.client, ws.root);
-  });
-
-  it('reports failures as isError results and unknown tools as invalid params', async () => {
-    await checkErrors(session.client);
-  });
-
-  it('runs a long search with a progress token to its result', async () => {
-    full = await longSearchWithProgress(session.client, server.log);
-  });
-
-  it('sends notifications/progress during that search', { skip: GG_SEARCH_PROGRESS_PENDING ?? false }, () => {
-    assert.ok(full, 'the long search did not run');
-    checkProgressReports(full.reports);
-  });
-
-  it('ends a long search cancelled mid-way at once, and answers the next call', async () => {
-    assert.ok(full, 'the long search did not run');
-    cancelled = await cancelLongSearch(session.client, server.log, full.durationMs);
-  });
-
-  it('stops the cancelled scan part way', { skip: GG_SEARCH_CANCEL_PENDING ?? false }, () => {
-    assert.ok(cancelled, 'the cancelled search did not run');
-    checkStoppedMidway(cancelled, full.durationMs);
-  });
+  defaultProfileScenarios(it, () => ({ client: session.client, log: server.log }), () => ws.root);
 
   it('serves a second session side by side', async () => {
     const other = await connectHttp(server.url, TOKEN);
@@ -161,7 +119,6 @@ describe('TypeScript SDK over streamable HTTP', { timeout: TEST_TIMEOUT_MS }, ()
 // The same progress and cancellation through another profile's search (picoclaw's search_files),
 // so the HTTP transport's side of both is covered whatever the default profile's search does.
 describe('TypeScript SDK over streamable HTTP, picoclaw profile', { timeout: TEST_TIMEOUT_MS }, () => {
-  const search = { name: 'search_files', arguments: { pattern: SLOW_QUERY, path: 'big' } };
   let ws;
   let server;
   let session;
@@ -181,9 +138,6 @@ describe('TypeScript SDK over streamable HTTP, picoclaw profile', { timeout: TES
   });
 
   it('reports progress on search_files and stops it when cancelled', async () => {
-    const full = await longSearchWithProgress(session.client, server.log, search);
-    checkProgressReports(full.reports);
-    const cancelled = await cancelLongSearch(session.client, server.log, full.durationMs, search);
-    checkStoppedMidway(cancelled, full.durationMs);
+    await picoclawSearchProgressAndCancel({ client: session.client, log: server.log });
   });
 });

@@ -153,3 +153,62 @@ export function checkStoppedMidway({ event, abortedAfterMs }, fullMs) {
       `on the server; a full scan takes ${fullMs.toFixed(0)} ms`,
   );
 }
+
+/**
+ * Registers, inside the current `describe`, the scenarios every transport runs against the
+ * default profile: `connection()` returns the connected `{ client, log }` and `root()` the
+ * workspace folder, both once the suite's `before` has run.
+ */
+export function defaultProfileScenarios(it, connection, root) {
+  let full;
+  let cancelled;
+
+  it('announces fsgate and lists the tools of `fsgate schema`', async () => {
+    assert.equal(connection().client.getServerVersion()?.name, 'fsgate');
+    await checkToolList(connection().client);
+  });
+
+  it('calls every tool of the default profile once', async () => {
+    await checkEveryTool(connection().client, root());
+  });
+
+  it('reports failures as isError results and unknown tools as invalid params', async () => {
+    await checkErrors(connection().client);
+  });
+
+  it('runs a long search with a progress token to its result', async () => {
+    full = await longSearchWithProgress(connection().client, connection().log);
+  });
+
+  it('sends notifications/progress during that search', () => {
+    assert.ok(full, 'the long search did not run');
+    checkProgressReports(full.reports);
+  });
+
+  it('ends a long search cancelled mid-way at once, and answers the next call', async () => {
+    assert.ok(full, 'the long search did not run');
+    cancelled = await cancelLongSearch(connection().client, connection().log, full.durationMs);
+  });
+
+  it('stops the cancelled scan part way', () => {
+    assert.ok(cancelled, 'the cancelled search did not run');
+    checkStoppedMidway(cancelled, full.durationMs);
+  });
+}
+
+/** picoclaw's `search_files` over the slow query: what its profile's long search looks like. */
+export const PICOCLAW_SLOW_SEARCH = {
+  name: 'search_files',
+  arguments: { pattern: SLOW_QUERY, path: 'big' },
+};
+
+/**
+ * One scenario for a server started with `--profile picoclaw`: progress on a long
+ * `search_files`, and the same search cancelled part way.
+ */
+export async function picoclawSearchProgressAndCancel({ client, log }) {
+  const full = await longSearchWithProgress(client, log, PICOCLAW_SLOW_SEARCH);
+  checkProgressReports(full.reports);
+  const cancelled = await cancelLongSearch(client, log, full.durationMs, PICOCLAW_SLOW_SEARCH);
+  checkStoppedMidway(cancelled, full.durationMs);
+}
