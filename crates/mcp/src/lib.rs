@@ -224,18 +224,20 @@ impl ServerHandler for FsgateServer {
         let started = std::time::Instant::now();
         // A cancelled request sets the flag the engine checks during long work.
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let mut ctx = CallContext::with_flag(Arc::clone(&flag));
+        let ctx = CallContext::with_flag(Arc::clone(&flag));
         let token = context.ct.clone();
         let watcher = tokio::spawn(async move {
             token.cancelled().await;
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
         });
         // A call that carries a progress token hears how long work advances.
-        let forwarder = context.meta.get_progress_token().map(|progress_token| {
-            let (sink, forwarder) = progress_forwarder(progress_token, context.peer.clone());
-            ctx = ctx.clone().with_progress(sink);
-            forwarder
-        });
+        let (ctx, forwarder) = match context.meta.get_progress_token() {
+            Some(progress_token) => {
+                let (sink, forwarder) = progress_forwarder(progress_token, context.peer.clone());
+                (ctx.with_progress(sink), Some(forwarder))
+            }
+            None => (ctx, None),
+        };
         let outcome = tokio::task::spawn_blocking(move || workspace.call_with(&name, args, &ctx))
             .await
             .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));

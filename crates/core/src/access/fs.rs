@@ -688,27 +688,9 @@ fn replace_in(
         }
         None => None,
     };
-    if let Some(expected) = options.expect {
-        let unchanged = match &held {
-            Some(Held {
-                file: Some(file),
-                meta,
-            }) => {
-                meta.len == expected.len() as u64
-                    && (options.expect_stamp == Some(meta.stamp) || holds(file, expected)?)
-            }
-            _ => false,
-        };
-        if !unchanged {
-            note_write(true);
-            return Err(io::Error::other(Conflict));
-        }
-    } else if let Some(stamp) = options.expect_stamp {
-        // Nothing to compare the content with: only the very file, unchanged, will do.
-        if held.as_ref().map(|h| h.meta.stamp) != Some(stamp) {
-            note_write(true);
-            return Err(io::Error::other(Conflict));
-        }
+    if !as_expected(held.as_ref(), &options)? {
+        note_write(true);
+        return Err(io::Error::other(Conflict));
     }
     check_writable(&Meta::from(dir.dir_metadata()?), "its folder")?;
     let mode = options
@@ -717,13 +699,14 @@ fn replace_in(
         .unwrap_or(options.new_mode);
     // The new content goes into a file without a name (O_TMPFILE) where the filesystem has
     // them, so a crash while writing leaves nothing behind; it gets a name only once complete.
-    let (temp, file) = create_temp(dir, name, mode)?;
-    let named = match &temp {
-        Temp::Named(temp_name) => Some(temp_name.clone()),
+    let (temp, mut std_file) = create_temp(dir, name, mode)?;
+    // The name the new content has in the folder while it is not yet the file's, if any: it
+    // is removed when the write fails.
+    let mut temp_name = match temp {
+        Temp::Named(temp_name) => Some(temp_name),
         Temp::Unnamed => None,
     };
     let written = (|| {
-        let std_file = file;
         if options.exact_mode.is_some() || existing.is_some() {
             // The create mode passed through the umask; restore the exact bits.
             std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
@@ -739,20 +722,19 @@ fn replace_in(
             // Best effort: a filesystem without fallocate writes the same content.
             let _ = rustix::fs::fallocate(&std_file, rustix::fs::FallocateFlags::empty(), 0, len);
         }
-        let mut std_file = std_file;
         source.write_into(&mut std_file)?;
         std_file.flush()?;
         if sync_writes() {
             std_file.sync_all()?;
         }
-        let temp_name = match temp {
-            Temp::Named(temp_name) => temp_name,
+        let temp_name = match &temp_name {
+            Some(temp_name) => temp_name,
             // A new file takes its name directly: linking fails, atomically, if the name
             // appeared meanwhile.
-            Temp::Unnamed if options.create_new => return link_unnamed(&std_file, dir, name),
-            Temp::Unnamed => link_temp_name(&std_file, dir, name)?,
+            None if options.create_new => return link_unnamed(&std_file, dir, name),
+            None => temp_name.insert(link_temp_name(&std_file, dir, name)?),
         };
-        let renamed = if options.create_new {
+        if options.create_new {
             // Fails, atomically, when the name appeared meanwhile.
             rustix::fs::renameat_with(
                 dir,
@@ -763,16 +745,12 @@ fn replace_in(
             )
             .map_err(io::Error::from)
         } else {
-            dir.rename(&temp_name, dir, name)
-        };
-        if renamed.is_err() {
-            let _ = dir.remove_file(&temp_name);
+            dir.rename(temp_name, dir, name)
         }
-        renamed
     })();
     if let Err(e) = written {
-        if let Some(temp_name) = named {
-            let _ = dir.remove_file(&temp_name);
+        if let Some(temp_name) = &temp_name {
+            let _ = dir.remove_file(temp_name);
         }
         return Err(e);
     }
@@ -832,6 +810,26 @@ fn sync_writes() -> bool {
     static SYNC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SYNC.get_or_init(|| {
         std::env::var("FSGATE_SYNC").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+    })
+}
+
+/// Whether the file a write replaces (`held`, locked) is still the one its new content was
+/// made from: by [`WriteOptions::expect`] (an unchanged stamp proves it without reading; else
+/// the content is compared), or by [`WriteOptions::expect_stamp`] alone when there is no
+/// content to compare. Always true when neither is given.
+fn as_expected(held: Option<&Held>, options: &WriteOptions) -> io::Result<bool> {
+    let same_stamp = |meta: &Meta| options.expect_stamp == Some(meta.stamp);
+    Ok(match (options.expect, held) {
+        (None, _) if options.expect_stamp.is_none() => true,
+        (None, Some(held)) => same_stamp(&held.meta),
+        (
+            Some(expected),
+            Some(Held {
+                file: Some(file),
+                meta,
+            }),
+        ) => meta.len == expected.len() as u64 && (same_stamp(meta) || holds(file, expected)?),
+        _ => false,
     })
 }
 

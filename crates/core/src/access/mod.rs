@@ -357,17 +357,6 @@ impl Access {
         fs::write_atomic_parts(self.place(target), parts, options)
     }
 
-    /// Replaces the file at `target` atomically with what `source` yields (see
-    /// [`fs::write_atomic_from`]), streaming: the content is never held whole.
-    pub fn write_atomic_from(
-        &self,
-        target: &Resolved,
-        source: &mut dyn std::io::Read,
-        options: WriteOptions,
-    ) -> std::io::Result<Replaced> {
-        fs::write_atomic_from(self.place(target), source, options)
-    }
-
     /// Replaces the file at `target` atomically (see [`fs::write_atomic`]).
     pub fn write_atomic(
         &self,

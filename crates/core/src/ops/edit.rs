@@ -5,7 +5,7 @@
 
 use std::io;
 
-use crate::access::{Access, Resolved, Splice, WriteOptions};
+use crate::access::{Access, Meta, Resolved, Splice, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -42,12 +42,15 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
             target.shown
         )));
     }
-    if let Some(report) = edit_large(access, target, old, new)? {
+    let (file, read) = access
+        .open_regular(target)
+        .map_err(|e| read_error(&e, target))?;
+    if read.len >= STREAM_FROM
+        && let Some(report) = edit_large(access, target, &file, &read, old, new)?
+    {
         return Ok(report);
     }
-    let (bytes, read) = access
-        .read_all(target)
-        .map_err(|e| read_error(&e, target))?;
+    let bytes = crate::access::fs::read_open(file, &read).map_err(|e| read_error(&e, target))?;
     let Some(found) = matcher::find(&bytes, old, new) else {
         return Err(no_match(&bytes, old, target));
     };
@@ -107,30 +110,24 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
 /// Files from this size on are edited without being loaded, when the text occurs exactly once.
 const STREAM_FROM: u64 = 8 * 1024 * 1024;
 
-/// The edit of a large file whose `old` occurs exactly once, byte for byte: found by a scan in
-/// chunks and written by the kernel copying around the replaced range, so the file never sits
-/// in memory. `None` when the file is small or the text is absent or repeated: the whole-file
-/// path then finds it through the matcher's levels or names the failure.
+/// The edit of a large file (`file`, opened with `read`) whose `old` occurs exactly once, byte
+/// for byte: found by a scan in chunks and written by the kernel copying around the replaced
+/// range, so the file never sits in memory. `None` when the text is absent or repeated: the
+/// whole-file path then finds it through the matcher's levels or names the failure.
 fn edit_large(
     access: &Access,
     target: &Resolved,
+    file: &std::fs::File,
+    read: &Meta,
     old: &str,
     new: &str,
 ) -> Result<Option<EditReport>> {
-    let (file, read) = match access.open_regular(target) {
-        Ok(opened) => opened,
-        // The whole-file path reports the failure in its words.
-        Err(_) => return Ok(None),
-    };
-    if read.len < STREAM_FROM {
-        return Ok(None);
-    }
-    let Some((at, line)) = find_once(&file, old.as_bytes()).map_err(|e| read_error(&e, target))?
+    let Some((at, line)) = find_once(file, old.as_bytes()).map_err(|e| read_error(&e, target))?
     else {
         return Ok(None);
     };
     let splice = Splice {
-        from: &file,
+        from: file,
         len: read.len,
         cut: at..at + old.len() as u64,
         with: new.as_bytes(),
