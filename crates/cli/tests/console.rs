@@ -418,6 +418,21 @@ fn serve_over_http_records_every_session_in_the_call_log() {
             "name": "read_file", "arguments": {"path": "a.txt"}}}),
     );
     assert!(called.contains("hello"), "{called}");
+    // Closing the session is complete, not merely accepted.
+    let closed = {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {session}\r\n\
+             Connection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    };
+    assert!(closed.starts_with("HTTP/1.1 204"), "{closed}");
     let _ = child.kill();
     let _ = child.wait();
     let text = std::fs::read_to_string(&log).unwrap();

@@ -312,3 +312,21 @@ async fn a_window_at_the_end_of_a_large_file_streams_in_bounded_memory() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_write_larger_than_sixteen_mib_is_answered_and_lands_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (client, _) = start(dir.path(), &[]).await;
+    // Past rmcp's default 16 MiB line, which used to drop the request unanswered.
+    let content: String = (0..1_600_000).map(|i| format!("line {i:08}\n")).collect();
+    assert!(content.len() > 20 * 1024 * 1024);
+    let result = call(
+        &client,
+        "write_file",
+        json!({"path": "big.txt", "content": content}),
+    )
+    .await;
+    assert_ne!(result.is_error, Some(true), "{}", text(&result));
+    assert!(std::fs::read_to_string(dir.path().join("big.txt")).unwrap() == content);
+    client.cancel().await.unwrap();
+}
