@@ -269,6 +269,77 @@ impl Workspace {
     /// How often a call refused for a concurrent change runs in all before its refusal is shown.
     const CONFLICT_RETRIES: u32 = 64;
 
+    /// The largest file a quick call may touch.
+    pub const QUICK_FILE_BYTES: u64 = 1 << 20;
+
+    /// The most argument text (string lengths summed) a quick call may carry.
+    pub const QUICK_ARGUMENT_BYTES: usize = 256 << 10;
+
+    /// Whether calling `name` with `args` is certain to be short: a read, write or edit of one
+    /// existing regular file of at most [`Self::QUICK_FILE_BYTES`], with at most
+    /// [`Self::QUICK_ARGUMENT_BYTES`] of argument text. Such a call takes well under a
+    /// millisecond, so a transport may run it where it stands instead of handing it to a thread
+    /// that may block (and a cancellation could not arrive in time to matter). Anything else —
+    /// walks, searches, commands, large files, a path that does not resolve — is not quick.
+    pub fn is_quick(&self, name: &str, args: &Value) -> bool {
+        let Some(key) = self.surface.file_argument(name) else {
+            return false;
+        };
+        let Some(raw) = args.get(key).and_then(Value::as_str) else {
+            return false;
+        };
+        if argument_bytes(args, Self::QUICK_ARGUMENT_BYTES) > Self::QUICK_ARGUMENT_BYTES {
+            return false;
+        }
+        let Ok(target) = self.access.resolve(raw.trim()) else {
+            return false;
+        };
+        self.access
+            .metadata(&target)
+            .is_ok_and(|meta| meta.is_file && meta.len <= Self::QUICK_FILE_BYTES)
+    }
+
+    /// Runs a quick call (see [`Workspace::is_quick`]) once, here. `Err` gives `args` back when
+    /// the call is not quick or met a concurrent change before it wrote, for
+    /// [`Workspace::call_with`] to run on a thread that may block and retry.
+    pub fn call_if_quick(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Result<Result<ToolOutput, UnknownTool>, Value> {
+        if !self.is_quick(name, &args) {
+            return Err(args);
+        }
+        match self.attempt(name, args.clone(), ctx) {
+            Ok((output, true)) if !ctx.is_cancelled() => {
+                drop(output);
+                Err(args)
+            }
+            Ok((output, _)) => Ok(Ok(output)),
+            Err(unknown) => Ok(Err(unknown)),
+        }
+    }
+
+    /// One run of a call, and whether it was refused for a concurrent change before it wrote.
+    fn attempt(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &CallContext,
+    ) -> Result<(ToolOutput, bool), UnknownTool> {
+        access::fs::begin_call();
+        let output = self
+            .surface
+            .call(&self.access, name, args, ctx)
+            .ok_or_else(|| UnknownTool {
+                name: name.to_string(),
+                available: self.tools().iter().map(|t| t.name.to_string()).collect(),
+            })?;
+        let conflicted = output.is_error && access::fs::call_conflicted_cleanly();
+        Ok((output, conflicted))
+    }
+
     /// [`Workspace::call`] with a context the caller can cancel.
     pub fn call_with(
         &self,
@@ -280,19 +351,9 @@ impl Workspace {
         // writes; a call refused so before its first write runs again from a fresh read.
         let mut attempt = 0;
         loop {
-            access::fs::begin_call();
-            let output = self
-                .surface
-                .call(&self.access, name, args.clone(), ctx)
-                .ok_or_else(|| UnknownTool {
-                    name: name.to_string(),
-                    available: self.tools().iter().map(|t| t.name.to_string()).collect(),
-                })?;
+            let (output, conflicted) = self.attempt(name, args.clone(), ctx)?;
             attempt += 1;
-            if !(output.is_error && access::fs::call_conflicted_cleanly())
-                || attempt >= Self::CONFLICT_RETRIES
-                || ctx.is_cancelled()
-            {
+            if !conflicted || attempt >= Self::CONFLICT_RETRIES || ctx.is_cancelled() {
                 return Ok(output);
             }
             // A random pause, growing with each attempt, so contending writers spread out.
@@ -307,5 +368,33 @@ impl Workspace {
     /// The system-prompt fragment for this configuration.
     pub fn prompt(&self) -> String {
         self.surface.prompt()
+    }
+}
+
+/// The length of the text in `value` (strings and keys), counted up to just past `cap`.
+fn argument_bytes(value: &Value, cap: usize) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        Value::Array(items) => {
+            let mut total = 0;
+            for item in items {
+                total += argument_bytes(item, cap) + 1;
+                if total > cap {
+                    break;
+                }
+            }
+            total
+        }
+        Value::Object(map) => {
+            let mut total = 0;
+            for (key, item) in map {
+                total += key.len() + argument_bytes(item, cap);
+                if total > cap {
+                    break;
+                }
+            }
+            total
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
     }
 }

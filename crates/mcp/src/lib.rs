@@ -225,11 +225,6 @@ impl ServerHandler for FsgateServer {
         // A cancelled request sets the flag the engine checks during long work.
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let ctx = CallContext::with_flag(Arc::clone(&flag));
-        let token = context.ct.clone();
-        let watcher = tokio::spawn(async move {
-            token.cancelled().await;
-            flag.store(true, std::sync::atomic::Ordering::Relaxed);
-        });
         // A call that carries a progress token hears how long work advances.
         let (ctx, forwarder) = match context.meta.get_progress_token() {
             Some(progress_token) => {
@@ -238,10 +233,30 @@ impl ServerHandler for FsgateServer {
             }
             None => (ctx, None),
         };
-        let outcome = tokio::task::spawn_blocking(move || workspace.call_with(&name, args, &ctx))
-            .await
-            .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));
-        watcher.abort();
+        // A quick call (one small file) runs here: handing it to another thread and back would
+        // cost more than the call. Anything that may run long runs on the blocking pool, so this
+        // thread stays free to read the cancellation that stops it.
+        let outcome = match workspace.call_if_quick(&name, args, &ctx) {
+            Ok(outcome) => {
+                drop(ctx);
+                Ok(outcome)
+            }
+            Err(args) => {
+                let token = context.ct.clone();
+                let watcher = tokio::spawn(async move {
+                    token.cancelled().await;
+                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                });
+                let outcome =
+                    tokio::task::spawn_blocking(move || workspace.call_with(&name, args, &ctx))
+                        .await
+                        .map_err(|e| {
+                            McpError::internal_error(format!("the call failed: {e}"), None)
+                        });
+                watcher.abort();
+                outcome
+            }
+        };
         if let Some(forwarder) = forwarder {
             // The context, and with it the sink, is gone: the forwarder ends once it has sent
             // every report, so they all reach the client before the result.

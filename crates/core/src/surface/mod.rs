@@ -126,6 +126,15 @@ pub trait Surface: Send + Sync {
     /// The system-prompt fragment describing the tools under this configuration.
     fn prompt(&self) -> String;
 
+    /// For a tool whose whole work is reading, writing or editing one file, the argument that
+    /// names that file: the call's cost is then bounded by the file's size and its arguments'
+    /// (see [`crate::Workspace::is_quick`]). `None`, the default, for work that may run long:
+    /// walks, searches, listings, commands and batches.
+    fn file_argument(&self, name: &str) -> Option<&'static str> {
+        let _ = name;
+        None
+    }
+
     /// Applies a reloaded configuration file; by default the profile does not reload.
     fn reload(&self, path: &std::path::Path) -> Reload {
         let _ = path;

@@ -234,6 +234,10 @@ impl Surface for Gg {
         })
     }
 
+    fn file_argument(&self, name: &str) -> Option<&'static str> {
+        matches!(name, "read_file" | "write_file" | "edit_file").then_some("path")
+    }
+
     fn prompt(&self) -> String {
         prompt::render(self)
     }

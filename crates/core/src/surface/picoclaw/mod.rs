@@ -291,6 +291,14 @@ impl Surface for Picoclaw {
         Some(spill::bound(access, tool, output, limit))
     }
 
+    fn file_argument(&self, name: &str) -> Option<&'static str> {
+        matches!(
+            name,
+            "read_file" | "write_file" | "edit_file" | "append_file"
+        )
+        .then_some("path")
+    }
+
     fn prompt(&self) -> String {
         let tools = self.enabled();
         let mut out = format!(

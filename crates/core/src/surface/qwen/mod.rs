@@ -111,6 +111,15 @@ impl Surface for Qwen {
         Some(outcome.unwrap_or_else(failure))
     }
 
+    fn file_argument(&self, name: &str) -> Option<&'static str> {
+        match name {
+            "read_file" => Some("path"),
+            "write_file" | "edit" => Some("file_path"),
+            "notebook_edit" => Some("notebook_path"),
+            _ => None,
+        }
+    }
+
     fn prompt(&self) -> String {
         tools::prompt(self)
     }

@@ -107,6 +107,10 @@ impl Surface for Sgpt {
         })
     }
 
+    fn file_argument(&self, name: &str) -> Option<&'static str> {
+        matches!(name, "replace" | "diff").then_some("path")
+    }
+
     fn prompt(&self) -> String {
         let mut text = String::from(
             "# Tools (sgpt)\n\nPaths are relative to the workspace root (or absolute inside it); \
