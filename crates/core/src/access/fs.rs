@@ -151,6 +151,49 @@ impl From<cap_std::fs::Metadata> for Meta {
     }
 }
 
+impl From<rustix::fs::Stat> for Meta {
+    fn from(st: rustix::fs::Stat) -> Self {
+        use rustix::fs::FileType;
+        let kind = FileType::from_raw_mode(st.st_mode);
+        let len = u64::try_from(st.st_size).unwrap_or(0);
+        let mtime = (st.st_mtime, nanos(st.st_mtime_nsec));
+        Meta {
+            is_dir: kind == FileType::Directory,
+            is_file: kind == FileType::RegularFile,
+            is_symlink: kind == FileType::Symlink,
+            len,
+            mode: st.st_mode & 0o7777,
+            mtime: st.st_mtime,
+            uid: st.st_uid,
+            gid: st.st_gid,
+            nlink: st.st_nlink,
+            stamp: Stamp {
+                dev: st.st_dev,
+                ino: st.st_ino,
+                len,
+                mtime,
+                ctime: (st.st_ctime, nanos(st.st_ctime_nsec)),
+            },
+        }
+    }
+}
+
+/// A nanoseconds field of a stat buffer, whose integer type differs between platforms.
+fn nanos<T: TryInto<i64>>(field: T) -> i64 {
+    field.try_into().unwrap_or(0)
+}
+
+/// Metadata of the entry `name` (one path component) of `dir`, following a symbolic link
+/// only beneath `dir`. One `fstatat` for everything but a link.
+fn entry_metadata(dir: &Dir, name: &std::ffi::OsStr) -> io::Result<Meta> {
+    let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+    let meta = Meta::from(st);
+    if meta.is_symlink {
+        return dir.metadata(name).map(Meta::from);
+    }
+    Ok(meta)
+}
+
 /// Metadata of `place`, following symbolic links.
 pub fn metadata(place: Place<'_>) -> io::Result<Meta> {
     match place {
@@ -275,9 +318,11 @@ pub fn read_all(place: Place<'_>) -> io::Result<(Vec<u8>, Meta)> {
 }
 
 /// Reads the rest of `file`, opened by [`open_regular`] with `meta`.
-pub fn read_open(mut file: File, meta: &Meta) -> io::Result<Vec<u8>> {
+pub fn read_open(file: File, meta: &Meta) -> io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-    io::Read::read_to_end(&mut file, &mut buf)?;
+    // Through `take`, so the reading does not stat the file again for a size it already has;
+    // a file that grew since is still read to its end.
+    io::Read::read_to_end(&mut io::Read::take(file, u64::MAX), &mut buf)?;
     Ok(buf)
 }
 
@@ -582,10 +627,29 @@ impl Source<'_> {
     fn write_into(self, file: &mut File) -> io::Result<()> {
         match self {
             Source::Reader(reader) => io::copy(reader, file).map(|_| ()),
-            Source::Parts(parts) => parts.iter().try_for_each(|part| file.write_all(part)),
+            Source::Parts(parts) => write_all_parts(file, parts),
             Source::Splice(splice) => splice.write_into(file),
         }
     }
+}
+
+/// Writes `parts` one after the other, in as few system calls as the kernel allows (`writev`).
+fn write_all_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice<'_>> = parts
+        .iter()
+        .filter(|part| !part.is_empty())
+        .map(|part| io::IoSlice::new(part))
+        .collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        match file.write_vectored(rest) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => io::IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// A file's content with one range replaced, copied from the open file itself: the kernel
@@ -664,16 +728,17 @@ fn write_to(place: Place<'_>, source: Source<'_>, options: WriteOptions) -> io::
             (dir.open_dir(Place::rel(parent))?, name)
         }
     };
-    replace_in(&parent_dir, &name, source, options)
+    replace_in(parent_dir, &name, source, options)
 }
 
 /// The atomic replacement of `name` in the directory `dir`.
 fn replace_in(
-    dir: &Dir,
+    folder_dir: Dir,
     name: &OsString,
     source: Source<'_>,
     options: WriteOptions,
 ) -> io::Result<Replaced> {
+    let dir = &folder_dir;
     // Writers of one file take turns: the current file stays locked until its replacement is
     // in place, so an edit compares and replaces with nobody in between.
     let held = lock_current(dir, name)?;
@@ -692,14 +757,27 @@ fn replace_in(
         note_write(true);
         return Err(io::Error::other(Conflict));
     }
-    check_writable(&Meta::from(dir.dir_metadata()?), "its folder")?;
+    let folder = Meta::from(rustix::fs::fstat(dir)?);
+    check_writable(&folder, "its folder")?;
     let mode = options
         .exact_mode
         .or(existing.map(|m| m.mode))
         .unwrap_or(options.new_mode);
     // The new content goes into a file without a name (O_TMPFILE) where the filesystem has
     // them, so a crash while writing leaves nothing behind; it gets a name only once complete.
-    let (temp, mut std_file) = create_temp(dir, name, mode)?;
+    // A file replaced gets its exact mode set below, so it may take the spare made ahead of
+    // time in this folder; a new one is created with its mode less the umask.
+    let folder_key = (folder.stamp.dev, folder.stamp.ino);
+    let replacing = options.exact_mode.is_some() || existing.is_some();
+    let spare = replacing
+        .then(|| super::aside::take_spare(folder_key))
+        .flatten();
+    let from_spare = spare.is_some();
+    let (temp, mut std_file) = match spare {
+        Some(file) => (Temp::Unnamed, file),
+        None => create_temp(dir, name, mode)?,
+    };
+    let unnamed = matches!(temp, Temp::Unnamed);
     // The name the new content has in the folder while it is not yet the file's, if any: it
     // is removed when the write fails.
     let mut temp_name = match temp {
@@ -707,12 +785,14 @@ fn replace_in(
         Temp::Unnamed => None,
     };
     let written = (|| {
-        if options.exact_mode.is_some() || existing.is_some() {
+        if replacing {
             // The create mode passed through the umask; restore the exact bits.
             std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
         }
-        if let Some(meta) = existing {
-            let own = Meta::from(std_file.metadata()?);
+        if let Some(meta) = existing
+            && (from_spare || Some((meta.uid, meta.gid)) != new_owner(&folder))
+        {
+            let own = Meta::from(rustix::fs::fstat(&std_file)?);
             if own.uid != meta.uid || own.gid != meta.gid {
                 // Only a privileged process may give a file away; anyone else keeps their own.
                 let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
@@ -762,7 +842,7 @@ fn replace_in(
         // The old file has no name any more: closing it frees its blocks, which can take a
         // journal commit. Unlocked now, it is closed off the call's path.
         let _ = rustix::fs::flock(&old, rustix::fs::FlockOperation::Unlock);
-        close_later(old);
+        super::aside::close_later(old);
     }
     if sync_writes() {
         // Makes the rename itself durable; a filesystem that cannot sync a directory still
@@ -773,32 +853,27 @@ fn replace_in(
             let _ = rustix::fs::fsync(&fd);
         }
     }
+    if unnamed && replacing {
+        // A folder whose files are replaced is likely to see the next replacement soon.
+        super::aside::prepare_spare(folder_dir, folder_key);
+    }
     Ok(Replaced {
         previous_len: existing.as_ref().map(|m| m.len),
     })
 }
 
-/// Closes `file` on a background thread (or here, when there is none).
-fn close_later(file: File) {
-    static CLOSER: std::sync::OnceLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<File>>>> =
-        std::sync::OnceLock::new();
-    let closer = CLOSER.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<File>();
-        std::thread::Builder::new()
-            .name("fsgate-close".into())
-            .stack_size(64 * 1024)
-            .spawn(move || rx.into_iter().for_each(drop))
-            .ok()
-            .map(|_| std::sync::Mutex::new(tx))
+/// The owner and group a file this process creates in `folder` surely gets: its effective
+/// ids, when the folder's group is its effective group too (whether the filesystem gives new
+/// files the creator's group or the folder's, it is then the same). `None` when unsure.
+fn new_owner(folder: &Meta) -> Option<(u32, u32)> {
+    static IDS: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
+    let (uid, gid) = *IDS.get_or_init(|| {
+        (
+            rustix::process::geteuid().as_raw(),
+            rustix::process::getegid().as_raw(),
+        )
     });
-    match closer.as_ref().and_then(|tx| tx.lock().ok()) {
-        Some(tx) => {
-            if let Err(unsent) = tx.send(file) {
-                drop(unsent.0);
-            }
-        }
-        None => drop(file),
-    }
+    (folder.gid == gid).then_some((uid, gid))
 }
 
 /// Whether each write is flushed to the disk (file and folder `fsync`) before it is reported
@@ -848,10 +923,9 @@ const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 /// there is none. A file replaced while we waited for its lock is not the current one any
 /// more: then the new one is locked instead.
 fn lock_current(dir: &Dir, name: &OsString) -> io::Result<Option<Held>> {
-    use cap_std::fs::MetadataExt as _;
     for _ in 0..100 {
-        let meta = match dir.metadata(name) {
-            Ok(meta) => Meta::from(meta),
+        let meta = match entry_metadata(dir, name) {
+            Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
@@ -879,16 +953,14 @@ fn lock_current(dir: &Dir, name: &OsString) -> io::Result<Option<Held>> {
         }
         // The name may have been given to a new file while we waited: only the file it names
         // now, after we hold the lock, is the current one.
-        let locked = file.metadata()?;
-        let now = match dir.metadata(name) {
+        let locked = Meta::from(rustix::fs::fstat(&file)?);
+        let now = match entry_metadata(dir, name) {
             Ok(now) => now,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e),
         };
-        if std::os::unix::fs::MetadataExt::dev(&locked) == now.dev()
-            && std::os::unix::fs::MetadataExt::ino(&locked) == now.ino()
-        {
-            let meta = Meta::from(locked);
+        if locked.stamp.dev == now.stamp.dev && locked.stamp.ino == now.stamp.ino {
+            let meta = locked;
             return Ok(Some(Held {
                 file: Some(file),
                 meta,
@@ -997,10 +1069,7 @@ fn with_temp_name<T>(
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let temp = OsString::from(format!(
-            ".{stem}.{}.{n}.{nanos:x}.fsgate-tmp",
-            std::process::id()
-        ));
+        let temp = OsString::from(format!(".{stem}.{}.{n}.{nanos:x}.fsgate-tmp", process_id()));
         match try_name(&temp) {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             other => return other,
@@ -1010,6 +1079,12 @@ fn with_temp_name<T>(
         io::ErrorKind::AlreadyExists,
         "could not find a free temporary file name",
     ))
+}
+
+/// This process's id, asked of the kernel once.
+fn process_id() -> u32 {
+    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ID.get_or_init(std::process::id)
 }
 
 /// Gives the unnamed `file` the name `name` in `dir`; `AlreadyExists` when it is taken.

@@ -10,6 +10,7 @@
 
 #![allow(clippy::disallowed_methods)]
 
+mod aside;
 pub mod fs;
 pub mod ignore;
 pub mod jail;
