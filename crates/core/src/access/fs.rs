@@ -351,7 +351,7 @@ pub fn read_dir(place: Place<'_>) -> io::Result<Vec<DirEntry>> {
     Ok(out)
 }
 
-fn open_dir(place: Place<'_>) -> io::Result<Dir> {
+pub(super) fn open_dir(place: Place<'_>) -> io::Result<Dir> {
     match place {
         Place::Ambient(p) => Dir::open_ambient_dir(p, ambient_authority()),
         Place::Beneath(dir, rel) => dir.open_dir(Place::rel(rel)),

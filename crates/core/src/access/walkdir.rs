@@ -16,6 +16,17 @@ use cap_std::fs::Dir;
 use super::fs::{self, DirEntry, Place};
 use super::{Access, Resolved};
 
+/// What a directory entry is, for a walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link, FIFO, socket or device.
+    Other,
+}
+
 /// A directory open for a walk.
 #[derive(Debug)]
 pub struct OpenDir {
@@ -32,6 +43,32 @@ impl Access {
         };
         Ok(OpenDir { dir })
     }
+
+    /// Opens the directory at `path`, found by a walk of this access, as
+    /// [`Access::open_walked`] opens a walked file.
+    pub fn open_walked_dir(&self, path: &Path) -> io::Result<OpenDir> {
+        Ok(OpenDir {
+            dir: fs::open_dir(self.place_of(path))?,
+        })
+    }
+
+    /// Opens the walked file at `path`, which lies in `dir` (opened for its folder), under the
+    /// rules of [`Access::open_walked`], and gives its metadata: its name is looked up in the
+    /// open folder instead of along the whole path.
+    pub fn open_walked_in(&self, dir: &OpenDir, path: &Path) -> io::Result<(File, fs::Meta)> {
+        if self.is_secret_path(path) {
+            return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+        }
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let file = dir.open_file(name)?;
+        let meta = fs::Meta::from(rustix::fs::fstat(&file)?);
+        if self.jail.is_some() {
+            self.check_links(&meta)?;
+        }
+        Ok((file, meta))
+    }
 }
 
 impl OpenDir {
@@ -39,6 +76,25 @@ impl OpenDir {
     /// [`Access::read_dir`] gives them.
     pub fn entries(&self) -> io::Result<Vec<DirEntry>> {
         fs::read_dir(Place::Beneath(&self.dir, Path::new("")))
+    }
+
+    /// The names of the directory's entries and what each is, as the listing itself says
+    /// (no call per entry), in the order the filesystem gives them.
+    pub fn kinds(&self) -> io::Result<Vec<(std::ffi::OsString, WalkKind)>> {
+        let mut out = Vec::new();
+        for entry in self.dir.entries()? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let kind = if kind.is_file() {
+                WalkKind::File
+            } else if kind.is_dir() {
+                WalkKind::Dir
+            } else {
+                WalkKind::Other
+            };
+            out.push((entry.file_name(), kind));
+        }
+        Ok(out)
     }
 
     /// Opens the child directory `name` (one component); a link is not followed.

@@ -9,6 +9,7 @@ pub mod line_index;
 pub mod list;
 pub mod lore;
 pub mod notebook;
+mod ordered;
 pub mod patch;
 pub mod read;
 pub mod replace;

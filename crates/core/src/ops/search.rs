@@ -13,6 +13,7 @@ use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
+use crate::access::walkdir::OpenDir;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::surface::CallContext;
@@ -153,6 +154,7 @@ pub fn search(
                     matcher,
                     options,
                     buf: Vec::new(),
+                    folder: None,
                 };
                 loop {
                     let job = match work_rx.lock() {
@@ -291,12 +293,28 @@ struct Worker<'a> {
     options: &'a SearchOptions,
     /// A small file's bytes.
     buf: Vec<u8>,
+    /// The folder of the last file opened, and its handle.
+    folder: Option<(PathBuf, OpenDir)>,
 }
 
 impl Worker<'_> {
+    /// Opens a walked file, relative to its folder's handle (kept from the previous file when
+    /// it lies in the same folder, as most files of a batch do), with its length.
+    fn open(&mut self, path: &Path) -> Option<(std::fs::File, u64)> {
+        let folder = path.parent()?;
+        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
+            self.folder = None;
+            let dir = self.access.open_walked_dir(folder).ok()?;
+            self.folder = Some((folder.to_path_buf(), dir));
+        }
+        let (_, dir) = self.folder.as_ref()?;
+        let (file, meta) = self.access.open_walked_in(dir, path).ok()?;
+        Some((file, meta.len))
+    }
+
     /// Searches one walked file for up to `options.limit` matching lines.
     fn search(&mut self, path: PathBuf) -> Searched {
-        let Ok(mut file) = self.access.open_walked(&path) else {
+        let Some((mut file, len)) = self.open(&path) else {
             return Searched::Nothing;
         };
         let mut sink = Collect {
@@ -305,7 +323,6 @@ impl Worker<'_> {
             lines: Vec::new(),
             binary: false,
         };
-        let len = file.metadata().map_or(u64::MAX, |m| m.len());
         if len <= SLICE_MAX {
             // Read whole: one copy, and the NUL test covers the whole file at once. A file
             // with a byte-order mark is transcoded by the searcher, as a streamed one is.
@@ -369,6 +386,9 @@ fn read_whole(file: &mut std::fs::File, buf: &mut Vec<u8>, len: u64) -> io::Resu
         }
         match file.read(&mut buf[filled..]) {
             Ok(0) => return Ok(filled),
+            // A regular file reads short only at its end: one call for a file that did not
+            // grow since its length was taken.
+            Ok(n) if filled + n < want => return Ok(filled + n),
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),

@@ -32,16 +32,18 @@
 //! lines for a line match) against `budget_bytes`; a match that does not fit ends the whole
 //! search with `truncated`. The walk stops as soon as neither list can change any more.
 
+mod walk;
+
 use std::borrow::Cow;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
-use crate::access::walkdir::OpenDir;
-use crate::access::{Access, EntryKind, Resolved};
+use super::ordered;
+use crate::access::{Access, Resolved};
 use crate::error::{Result, ToolError};
 use crate::surface::CallContext;
 
@@ -161,6 +163,10 @@ impl Finder {
     /// Searches `target`: a directory is walked, a file is searched alone. A target that does
     /// not exist is not found. A cancelled call stops the walk, with what was found so far
     /// marked truncated.
+    ///
+    /// The walk runs on the calling thread in path order; the files it yields are read and
+    /// scanned by a worker per core, and their matches are taken back in path order, so the
+    /// answer is exactly that of a search file by file (see [`super::ordered`]).
     pub fn run(&self, access: &Access, target: &Resolved, call: &CallContext) -> Result<Found> {
         let meta = access.metadata(target).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
@@ -174,106 +180,272 @@ impl Finder {
                 ToolError::from_io(&e, "search", &target.shown)
             }
         })?;
+        let excludes = self.options.use_default_excludes
+            && !access.is_excluded_path(&target.path, meta.is_dir);
         let mut run = Run {
-            finder: self,
-            access,
-            excludes: self.options.use_default_excludes
-                && !access.is_excluded_path(&target.path, meta.is_dir),
+            options: &self.options,
             found: Found::default(),
             lines_done: !self.options.content,
             paths_done: !self.options.paths,
             budget: self.options.budget_bytes,
+        };
+        let lines_done = AtomicBool::new(run.lines_done);
+        let large = std::sync::Mutex::new(Vec::new());
+        let searcher = || FileSearch {
+            finder: self,
+            access,
+            lines_done: &lines_done,
             buf: Vec::new(),
+            large: &large,
         };
         if !meta.is_dir {
-            run.file(&target.path, Some(meta.len), None);
+            if let Some(task) = walk::task(self, access, excludes, target.path.clone(), None) {
+                run.take(searcher().search(task));
+            }
             return Ok(run.found);
         }
         let listing_error = |e: std::io::Error| ToolError::from_io(&e, "search", &target.shown);
-        let root = access.open_dir(target).map_err(listing_error)?;
-        let entries = list(&root, &target.path).map_err(listing_error)?;
-        // Each level of the walk keeps its directory open, so a child is listed and opened
-        // relative to it; past `MAX_HELD` levels the shallowest handles are let go (a level
-        // without one is opened again, through the jail, if it still has a folder to enter).
-        let mut stack = vec![Level {
-            dir: Some(root),
-            entries: entries.into_iter(),
-        }];
-        let mut held = 1usize;
-        while !run.finished() {
-            if call.is_cancelled() {
-                run.found.truncated = true;
-                break;
-            }
-            let Some(top) = stack.last_mut() else { break };
-            let Some(entry) = top.entries.next() else {
-                if stack.pop().is_some_and(|level| level.dir.is_some()) {
-                    held -= 1;
+        let walk = walk::Walk::new(self, access, excludes, target, call).map_err(listing_error)?;
+        let stop = AtomicBool::new(false);
+        let ended = ordered::run(
+            walk,
+            || {
+                let mut files = searcher();
+                move |task| files.search(task)
+            },
+            |searched| {
+                let more = run.take(searched);
+                if run.lines_done {
+                    lines_done.store(true, Ordering::Relaxed);
                 }
-                continue;
-            };
-            match entry.kind {
-                Kind::File => {
-                    call.tick(1, "files scanned");
-                    run.file(&entry.path, entry.len, top.dir.as_ref());
-                }
-                Kind::Dir => {
-                    if access.is_secret_path(&entry.path)
-                        || (run.excludes && access.is_excluded_path(&entry.path, true))
-                    {
-                        continue;
-                    }
-                    // A folder whose name is not UTF-8 cannot be named to the jail, and is
-                    // skipped, as one that cannot be read is.
-                    let (Some(raw), Some(name)) = (entry.path.to_str(), entry.path.file_name())
-                    else {
-                        continue;
-                    };
-                    let opened = match &top.dir {
-                        Some(dir) => dir.subdir(name).ok(),
-                        None => access
-                            .resolve(raw)
-                            .ok()
-                            .and_then(|dir| access.open_dir(&dir).ok()),
-                    };
-                    let Some((dir, children)) =
-                        opened.and_then(|dir| list(&dir, &entry.path).ok().map(|c| (dir, c)))
-                    else {
-                        continue;
-                    };
-                    if held >= MAX_HELD
-                        && let Some(level) = stack.iter_mut().find(|l| l.dir.is_some())
-                    {
-                        level.dir = None;
-                        held -= 1;
-                    }
-                    stack.push(Level {
-                        dir: Some(dir),
-                        entries: children.into_iter(),
-                    });
-                    held += 1;
-                }
-            }
+                more
+            },
+            || call.is_cancelled(),
+            &stop,
+        );
+        if ended == ordered::Ended::Cancelled {
+            run.found.truncated = true;
         }
         Ok(run.found)
     }
 }
 
-/// The most directory handles a walk holds open at once.
-const MAX_HELD: usize = 64;
-
-/// One level of the walk: its directory (while held open) and the entries still to visit.
-struct Level {
-    dir: Option<OpenDir>,
-    entries: std::vec::IntoIter<Entry>,
+/// What searching one file found, before the caps and the budget are applied.
+struct Searched {
+    /// The file's path as reported.
+    shown: String,
+    /// Whether its root-relative path matches the query.
+    path_match: bool,
+    /// Its matching lines in order (at most one more than the cap), each with its cost.
+    lines: Vec<(LineMatch, usize)>,
 }
 
-/// One search in progress.
-struct Run<'a> {
+/// A worker's searcher of files.
+struct FileSearch<'a> {
     finder: &'a Finder,
     access: &'a Access,
-    /// Whether default-exclude noise is hidden in this walk.
-    excludes: bool,
+    /// Set once the line list is complete: no more file content is read.
+    lines_done: &'a AtomicBool,
+    /// The file being searched, reused between files.
+    buf: Vec<u8>,
+    /// The buffer of large files, shared by the workers.
+    large: &'a std::sync::Mutex<Vec<u8>>,
+}
+
+/// Files larger than this are not held whole by each worker: they are searched a block of
+/// whole lines at a time, or, when context lines are asked for, one file at a time in one
+/// buffer the workers share, freed when the search ends.
+const LARGE_FILE: u64 = 1 << 20;
+
+/// The bytes read at a time from a large file.
+const BLOCK: usize = 1 << 20;
+
+impl FileSearch<'_> {
+    fn search(&mut self, task: walk::Task) -> Searched {
+        let shown = task.path.to_string_lossy().into_owned();
+        let mut lines = Vec::new();
+        if !self.lines_done.load(Ordering::Relaxed)
+            && let Some((file, len)) = self.open(&task)
+        {
+            let options = &self.finder.options;
+            let no_context = options.context_before == 0 && options.context_after == 0;
+            if len > LARGE_FILE && no_context {
+                self.finder.scan_blocks(
+                    &shown,
+                    file,
+                    options.max_read_bytes,
+                    &mut self.buf,
+                    &mut lines,
+                );
+            } else if len > LARGE_FILE {
+                if let Ok(mut large) = self.large.lock()
+                    && read_text(file, len, self.finder.options.max_read_bytes, &mut large)
+                {
+                    self.finder.scan_file(&shown, &large, &mut lines);
+                }
+            } else if read_text(file, len, self.finder.options.max_read_bytes, &mut self.buf) {
+                self.finder.scan_file(&shown, &self.buf, &mut lines);
+            }
+        }
+        Searched {
+            shown,
+            path_match: task.path_match,
+            lines,
+        }
+    }
+
+    /// The task's file, open, and its length, when it is a regular file (with one name, in a
+    /// confined workspace) of at most `max_read_bytes`.
+    fn open(&self, task: &walk::Task) -> Option<(std::fs::File, u64)> {
+        let file = match (&task.dir, task.path.file_name()) {
+            (Some(dir), Some(name)) => dir.open_file(name).ok()?,
+            _ => self.access.open_walked(&task.path).ok()?,
+        };
+        let meta = crate::access::Meta::from(rustix::fs::fstat(&file).ok()?);
+        let confined = self.access.jail().is_some();
+        if !meta.is_file
+            || meta.len > self.finder.options.max_read_bytes
+            || (confined && meta.nlink > 1)
+        {
+            return None;
+        }
+        Some((file, meta.len))
+    }
+}
+
+/// Reads `file` (`len` bytes when opened) into `buf`; `true` when it holds at most `max`
+/// bytes and no NUL byte (a binary file is skipped whole).
+fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> bool {
+    // One byte more than the length, so a file that grew is noticed; a regular file reads
+    // short only at its end, so one call reads a file that did not.
+    let want = usize::try_from(len.min(max)).unwrap_or(0).saturating_add(1);
+    buf.clear();
+    buf.resize(want, 0);
+    let Ok(n) = read_full(&mut file, buf) else {
+        return false;
+    };
+    buf.truncate(n);
+    if n == want {
+        // It grew: the rest, within the bound.
+        let room = max.saturating_add(1).saturating_sub(n as u64);
+        if file.take(room).read_to_end(buf).is_err() {
+            return false;
+        }
+    }
+    u64::try_from(buf.len()).is_ok_and(|n| n <= max) && memchr::memchr(0, buf).is_none()
+}
+
+/// Reads into `buf` until it is full or the file ends; how many bytes were read.
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                // A short read of a regular file is its end.
+                if filled < buf.len() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+impl Finder {
+    /// [`Finder::scan_file`] for a large file read a block of whole lines at a time (no
+    /// context lines are asked for, so no match needs what lies outside its own line). The
+    /// answer is the same as for the whole file: a NUL anywhere in it drops the file, so the
+    /// file is read to its end even once the matches are enough.
+    fn scan_blocks(
+        &self,
+        shown: &str,
+        mut file: std::fs::File,
+        max: u64,
+        buf: &mut Vec<u8>,
+        lines: &mut Vec<(LineMatch, usize)>,
+    ) {
+        buf.clear();
+        // Lines before the start of `buf`, and bytes read so far.
+        let mut base = 0u64;
+        let mut total = 0u64;
+        loop {
+            let start = buf.len();
+            buf.resize(start + BLOCK, 0);
+            let Ok(n) = read_full(&mut file, &mut buf[start..]) else {
+                lines.clear();
+                return;
+            };
+            buf.truncate(start + n);
+            total += n as u64;
+            let end = n < BLOCK;
+            if total > max || memchr::memchr(0, &buf[start..]).is_some() {
+                lines.clear();
+                return;
+            }
+            // Whole lines only, but everything once the file has ended.
+            let upto = if end {
+                buf.len()
+            } else {
+                match memchr::memrchr(b'\n', buf) {
+                    Some(at) => at + 1,
+                    // A line longer than a block: read on.
+                    None => continue,
+                }
+            };
+            if lines.len() <= self.options.max_matches {
+                let more = self.line_matches(shown, &buf[..upto], base, lines);
+                if !more {
+                    // Enough matches: the rest is only checked for a NUL.
+                    base = u64::MAX;
+                }
+            }
+            if base != u64::MAX {
+                base += count_lines(&buf[..upto]);
+            }
+            buf.drain(..upto);
+            if end {
+                return;
+            }
+        }
+    }
+
+    /// Adds the matching lines of `bytes` (whole lines of the file `shown`, the first of them
+    /// its line `base + 1`) to `lines`; `false` once they are one more than the cap.
+    fn line_matches(
+        &self,
+        shown: &str,
+        bytes: &[u8],
+        base: u64,
+        lines: &mut Vec<(LineMatch, usize)>,
+    ) -> bool {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
+        let max = self.options.max_matches;
+        self.scan(&text, self.skip.as_ref(), |hit| {
+            let (mut found, cost) = self.line_match(shown, &text, &hit);
+            found.line += base;
+            lines.push((found, cost));
+            lines.len() <= max
+        });
+        lines.len() <= max
+    }
+
+    /// Adds the matching lines of the file `shown` (its bytes) to `lines`, up to one more than
+    /// the cap.
+    fn scan_file(&self, shown: &str, bytes: &[u8], lines: &mut Vec<(LineMatch, usize)>) {
+        self.line_matches(shown, bytes, 0, lines);
+    }
+}
+
+/// The answer being built, file by file in path order.
+struct Run<'a> {
+    options: &'a FindOptions,
     found: Found,
     /// The line list is complete: not asked for, or one more match was found beyond the cap.
     lines_done: bool,
@@ -281,8 +453,6 @@ struct Run<'a> {
     paths_done: bool,
     /// Bytes left in the response budget.
     budget: u64,
-    /// The file being searched, reused between files.
-    buf: Vec<u8>,
 }
 
 impl Run<'_> {
@@ -303,108 +473,33 @@ impl Run<'_> {
         true
     }
 
-    /// Searches the file at `path`, opened relative to `dir` (the directory holding it) when
-    /// that is given.
-    fn file(&mut self, path: &Path, len: Option<u64>, dir: Option<&OpenDir>) {
-        let access = self.access;
-        let finder = self.finder;
-        let options = &finder.options;
-        if access.is_secret_path(path) || (self.excludes && access.is_excluded_path(path, false)) {
-            return;
-        }
-        let rel = root_relative(access, path);
-        if finder.include.as_ref().is_some_and(|s| !s.is_match(rel))
-            || finder.exclude.as_ref().is_some_and(|s| s.is_match(rel))
-        {
-            return;
-        }
-        let shown = path.to_string_lossy();
-        if !self.paths_done && finder.line.is_match(&rel.to_string_lossy()) {
-            if self.found.paths.len() >= options.max_matches {
+    /// Takes one file's findings, in path order: its path, then its lines, each while its list
+    /// has room and the budget allows. `false` once the answer is complete.
+    fn take(&mut self, searched: Searched) -> bool {
+        let max = self.options.max_matches;
+        if searched.path_match && !self.paths_done {
+            if self.found.paths.len() >= max {
                 self.found.truncated = true;
                 self.paths_done = true;
-            } else if self.charge(shown.len()) {
-                self.found.paths.push(shown.to_string());
+            } else if self.charge(searched.shown.len()) {
+                self.found.paths.push(searched.shown);
             }
         }
-        if self.lines_done || len.is_some_and(|n| n > options.max_read_bytes) {
-            return;
+        for (line, cost) in searched.lines {
+            if self.lines_done {
+                break;
+            }
+            if self.found.lines.len() >= max {
+                self.found.truncated = true;
+                self.lines_done = true;
+                break;
+            }
+            if !self.charge(cost) {
+                break;
+            }
+            self.found.lines.push(line);
         }
-        let opened = match (dir, path.file_name()) {
-            (Some(dir), Some(name)) => dir.open_file(name),
-            _ => access.open_walked(path),
-        };
-        let Ok(file) = opened else {
-            return;
-        };
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        let read = file
-            .take(options.max_read_bytes.saturating_add(1))
-            .read_to_end(&mut buf);
-        if read.is_ok()
-            && u64::try_from(buf.len()).is_ok_and(|n| n <= options.max_read_bytes)
-            && memchr::memchr(0, &buf).is_none()
-        {
-            let text = match std::str::from_utf8(&buf) {
-                Ok(text) => Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(&buf),
-            };
-            self.lines(&shown, &text);
-        }
-        self.buf = buf;
-    }
-
-    /// Finds the matching lines of one file's `text`.
-    fn lines(&mut self, path: &str, text: &str) {
-        let finder = self.finder;
-        finder.scan(text, finder.skip.as_ref(), |hit| {
-            self.line_match(path, text, &hit);
-            !self.lines_done
-        });
-    }
-
-    fn line_match(&mut self, path: &str, text: &str, hit: &Hit<'_>) {
-        let finder = self.finder;
-        let options = &finder.options;
-        if self.found.lines.len() >= options.max_matches {
-            self.found.truncated = true;
-            self.lines_done = true;
-            return;
-        }
-        let bytes = text.as_bytes();
-        let mut before = Vec::new();
-        let mut line_start = hit.start;
-        while before.len() < options.context_before && line_start > 0 {
-            let line_end = line_start - 1;
-            line_start = memchr::memrchr(b'\n', &bytes[..line_end]).map_or(0, |i| i + 1);
-            before.push(finder.cut(&text[line_start..line_end]).to_string());
-        }
-        before.reverse();
-        let mut after = Vec::new();
-        let mut line_end = hit.end;
-        while after.len() < options.context_after && line_end + 1 < bytes.len() {
-            let next = line_end + 1;
-            line_end = memchr::memchr(b'\n', &bytes[next..]).map_or(bytes.len(), |i| next + i);
-            after.push(finder.cut(&text[next..line_end]).to_string());
-        }
-        let cost = path.len()
-            + hit.cut.len()
-            + before.iter().map(String::len).sum::<usize>()
-            + after.iter().map(String::len).sum::<usize>();
-        if !self.charge(cost) {
-            return;
-        }
-        self.found.lines.push(LineMatch {
-            path: path.to_string(),
-            line: hit.line,
-            column: u64::try_from(hit.offset)
-                .unwrap_or(u64::MAX)
-                .saturating_add(1),
-            text: hit.cut.to_string(),
-            before,
-            after,
-        });
+        !self.finished()
     }
 }
 
@@ -489,47 +584,43 @@ fn count_lines(bytes: &[u8]) -> u64 {
     u64::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u64::MAX)
 }
 
-/// The path below its containing root (the path itself when it lies under none).
-fn root_relative<'p>(access: &Access, path: &'p Path) -> &'p Path {
-    match access.jail() {
-        Some(jail) => jail.locate(path).map_or(path, |(_, rel)| rel),
-        None => access.relative_to_root(path).unwrap_or(path),
+impl Finder {
+    /// The match of `hit` in the file `path` (whose text is `text`), with its context lines,
+    /// and the bytes it costs in the answer.
+    fn line_match(&self, path: &str, text: &str, hit: &Hit<'_>) -> (LineMatch, usize) {
+        let options = &self.options;
+        let bytes = text.as_bytes();
+        let mut before = Vec::new();
+        let mut line_start = hit.start;
+        while before.len() < options.context_before && line_start > 0 {
+            let line_end = line_start - 1;
+            line_start = memchr::memrchr(b'\n', &bytes[..line_end]).map_or(0, |i| i + 1);
+            before.push(self.cut(&text[line_start..line_end]).to_string());
+        }
+        before.reverse();
+        let mut after = Vec::new();
+        let mut line_end = hit.end;
+        while after.len() < options.context_after && line_end + 1 < bytes.len() {
+            let next = line_end + 1;
+            line_end = memchr::memchr(b'\n', &bytes[next..]).map_or(bytes.len(), |i| next + i);
+            after.push(self.cut(&text[next..line_end]).to_string());
+        }
+        let cost = path.len()
+            + hit.cut.len()
+            + before.iter().map(String::len).sum::<usize>()
+            + after.iter().map(String::len).sum::<usize>();
+        let found = LineMatch {
+            path: path.to_string(),
+            line: hit.line,
+            column: u64::try_from(hit.offset)
+                .unwrap_or(u64::MAX)
+                .saturating_add(1),
+            text: hit.cut.to_string(),
+            before,
+            after,
+        };
+        (found, cost)
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    File,
-    Dir,
-}
-
-/// A directory entry the walk visits.
-struct Entry {
-    path: PathBuf,
-    kind: Kind,
-    len: Option<u64>,
-}
-
-/// The files and directories of `dir` (whose path is `path`), sorted by name; links and
-/// special files are left out.
-fn list(dir: &OpenDir, path: &Path) -> std::io::Result<Vec<Entry>> {
-    let mut entries = dir.entries()?;
-    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    Ok(entries
-        .into_iter()
-        .filter_map(|e| {
-            let kind = match e.kind {
-                EntryKind::File => Kind::File,
-                EntryKind::Dir => Kind::Dir,
-                EntryKind::Symlink { .. } | EntryKind::Other => return None,
-            };
-            Some(Entry {
-                path: path.join(&e.name),
-                kind,
-                len: e.meta.map(|m| m.len),
-            })
-        })
-        .collect())
 }
 
 /// Compiles root-relative globs; `None` when there are none.
@@ -638,6 +729,73 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A large file's text: matches on both sides of every block boundary, a line longer than a
+    /// block, CRLF endings, a byte that is not UTF-8, and no final newline.
+    fn large_text() -> Vec<u8> {
+        let mut text = Vec::new();
+        let mut n = 0u64;
+        while text.len() < 3 * BLOCK + BLOCK / 2 {
+            n += 1;
+            let line = match n % 9 {
+                0 => format!("PM_SUSPEND at {n}\r\n"),
+                3 => format!("x{}PM_SUSPEND\n", "y".repeat((n % 200) as usize)),
+                5 => "caf\u{e9} \u{ff} PM_\n".to_string(),
+                _ => format!("line {n} of filler text\n"),
+            };
+            text.extend_from_slice(line.as_bytes());
+            if n == 1000 {
+                text.extend_from_slice(&b"z".repeat(BLOCK + 77));
+                text.extend_from_slice(b"PM_SUSPEND at the end of a long line\n");
+            }
+            if n == 2000 {
+                text.push(0xff);
+                text.extend_from_slice(b" PM_SUSPEND after a bad byte\n");
+            }
+        }
+        text.extend_from_slice(b"last PM_SUSPEND");
+        text
+    }
+
+    #[allow(clippy::disallowed_methods)]
+    fn blocks_of(f: &Finder, bytes: &[u8]) -> Vec<(LineMatch, usize)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("large.txt");
+        std::fs::write(&path, bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut lines = Vec::new();
+        f.scan_blocks("large.txt", file, u64::MAX, &mut Vec::new(), &mut lines);
+        lines
+    }
+
+    #[test]
+    fn a_large_file_searched_by_blocks_answers_as_the_whole_file_does() {
+        let text = large_text();
+        for (query, max) in [
+            ("PM_SUSPEND", usize::MAX),
+            (r"^PM_\w+ at \d+$", usize::MAX),
+            ("SUSPEND", 7),
+        ] {
+            let mut f = finder(query, true, false, 64);
+            f.options.max_matches = max;
+            let mut whole = Vec::new();
+            f.scan_file("large.txt", &text, &mut whole);
+            let blocks = blocks_of(&f, &text);
+            assert!(whole.len() > 5, "{query}: the text has matches");
+            assert_eq!(blocks, whole, "{query}");
+        }
+    }
+
+    #[test]
+    fn a_nul_anywhere_in_a_large_file_drops_it() {
+        let mut text = large_text();
+        text.extend_from_slice(b"\n\0 tail\n");
+        let mut f = finder("PM_SUSPEND", false, false, 64);
+        assert!(blocks_of(&f, &text).is_empty());
+        // Also once enough matches were found before it.
+        f.options.max_matches = 2;
+        assert!(blocks_of(&f, &text).is_empty());
     }
 
     #[test]

@@ -1,0 +1,178 @@
+//! The walk of a search: depth-first from the target, siblings in byte order of their names,
+//! each directory listed and each file opened relative to its parent's handle. It yields the
+//! files that pass the filters (secrets, default-exclude noise, include and exclude globs), each
+//! with whether its path matches the query.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::Finder;
+use crate::access::walkdir::{OpenDir, WalkKind};
+use crate::access::{Access, Resolved};
+use crate::surface::CallContext;
+
+/// The most directory handles the walk itself holds open at once (files in flight may hold
+/// their folder's a little longer).
+const MAX_HELD: usize = 64;
+
+/// A file to search.
+pub(super) struct Task {
+    pub(super) path: PathBuf,
+    /// The directory holding it, open, when the walk held it.
+    pub(super) dir: Option<Arc<OpenDir>>,
+    /// Whether its root-relative path matches the query (only asked when paths are searched).
+    pub(super) path_match: bool,
+}
+
+/// The file at `path` as a task, unless a filter leaves it out.
+pub(super) fn task(
+    finder: &Finder,
+    access: &Access,
+    excludes: bool,
+    path: PathBuf,
+    dir: Option<Arc<OpenDir>>,
+) -> Option<Task> {
+    if access.is_secret_path(&path) || (excludes && access.is_excluded_path(&path, false)) {
+        return None;
+    }
+    let rel = root_relative(access, &path);
+    if finder.include.as_ref().is_some_and(|s| !s.is_match(rel))
+        || finder.exclude.as_ref().is_some_and(|s| s.is_match(rel))
+    {
+        return None;
+    }
+    let path_match = finder.options.paths && finder.line.is_match(&rel.to_string_lossy());
+    Some(Task {
+        path,
+        dir,
+        path_match,
+    })
+}
+
+/// One level of the walk: its directory (while held open) and the entries still to visit.
+struct Level {
+    path: PathBuf,
+    dir: Option<Arc<OpenDir>>,
+    entries: std::vec::IntoIter<(OsString, WalkKind)>,
+}
+
+/// The walk, as an iterator of the files to search.
+pub(super) struct Walk<'a> {
+    finder: &'a Finder,
+    access: &'a Access,
+    excludes: bool,
+    call: &'a CallContext,
+    stack: Vec<Level>,
+    held: usize,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk of the directory `target`.
+    pub(super) fn new(
+        finder: &'a Finder,
+        access: &'a Access,
+        excludes: bool,
+        target: &Resolved,
+        call: &'a CallContext,
+    ) -> std::io::Result<Walk<'a>> {
+        let root = access.open_dir(target)?;
+        let entries = sorted(&root)?;
+        Ok(Walk {
+            finder,
+            access,
+            excludes,
+            call,
+            stack: vec![Level {
+                path: target.path.clone(),
+                dir: Some(Arc::new(root)),
+                entries: entries.into_iter(),
+            }],
+            held: 1,
+        })
+    }
+
+    /// Enters the directory `name` of the top level, whose path is `path`; `None` when it is
+    /// left out or cannot be read.
+    fn enter(&mut self, name: &OsString, path: PathBuf) -> Option<Level> {
+        let access = self.access;
+        if access.is_secret_path(&path) || (self.excludes && access.is_excluded_path(&path, true)) {
+            return None;
+        }
+        // A folder whose name is not UTF-8 cannot be named to the jail, and is skipped, as one
+        // that cannot be read is.
+        let raw = path.to_str()?;
+        let top = self.stack.last()?;
+        let dir = match &top.dir {
+            Some(dir) => dir.subdir(name).ok()?,
+            None => access
+                .resolve(raw)
+                .ok()
+                .and_then(|dir| access.open_dir(&dir).ok())?,
+        };
+        let entries = sorted(&dir).ok()?;
+        Some(Level {
+            path,
+            dir: Some(Arc::new(dir)),
+            entries: entries.into_iter(),
+        })
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Task;
+
+    fn next(&mut self) -> Option<Task> {
+        loop {
+            let top = self.stack.last_mut()?;
+            let Some((name, kind)) = top.entries.next() else {
+                if self.stack.pop().is_some_and(|level| level.dir.is_some()) {
+                    self.held -= 1;
+                }
+                continue;
+            };
+            let path = top.path.join(&name);
+            match kind {
+                WalkKind::File => {
+                    self.call.tick(1, "files scanned");
+                    let dir = top.dir.clone();
+                    if let Some(task) = task(self.finder, self.access, self.excludes, path, dir) {
+                        return Some(task);
+                    }
+                }
+                WalkKind::Dir => {
+                    let Some(level) = self.enter(&name, path) else {
+                        continue;
+                    };
+                    // Past `MAX_HELD` levels the shallowest handles are let go; a level without
+                    // one opens its folders again through the jail.
+                    if self.held >= MAX_HELD
+                        && let Some(level) = self.stack.iter_mut().find(|l| l.dir.is_some())
+                    {
+                        level.dir = None;
+                        self.held -= 1;
+                    }
+                    self.stack.push(level);
+                    self.held += 1;
+                }
+                WalkKind::Other => {}
+            }
+        }
+    }
+}
+
+/// The files and directories of `dir`, sorted by name (links and special files are kept as
+/// `Other` and skipped by the walk).
+fn sorted(dir: &OpenDir) -> std::io::Result<Vec<(OsString, WalkKind)>> {
+    let mut entries = dir.kinds()?;
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+/// The path below its containing root (the path itself when it lies under none).
+fn root_relative<'p>(access: &Access, path: &'p Path) -> &'p Path {
+    match access.jail() {
+        Some(jail) => jail.locate(path).map_or(path, |(_, rel)| rel),
+        None => access.relative_to_root(path).unwrap_or(path),
+    }
+}
