@@ -93,3 +93,33 @@ fn a_new_file_written_after_replacements_gets_the_umask_mode_not_a_spare_s() {
     };
     assert_eq!(new & 0o777, umask);
 }
+
+#[test]
+fn a_shorter_file_after_a_longer_one_keeps_no_space_reserved_for_the_longer() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.txt");
+    std::fs::write(&path, "x".repeat(200_000)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let ws = Workspace::open(Options::new(dir.path())).unwrap();
+    let long = "y".repeat(200_000);
+    for content in [long.as_str(), long.as_str(), "short\n", "short again\n"] {
+        let out = ws
+            .call("write_file", json!({"path": "f.txt", "content": content}))
+            .unwrap();
+        assert!(!out.is_error, "{}", out.text_content());
+        // Time for the next unnamed file, with space for this length, to be made.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o640);
+        // What the file occupies is what its content needs (a block or two of slack at most),
+        // never the 200 KB reserved for a write like the one before.
+        let occupied = meta.blocks() * 512;
+        assert!(
+            occupied <= meta.len().next_multiple_of(4096) + 8192,
+            "{} bytes occupy {occupied}",
+            meta.len()
+        );
+    }
+}

@@ -5,7 +5,9 @@
 //! inode — and each replacement frees one).
 //!
 //! A spare is an `O_TMPFILE` file: it has no name, so it is never seen, and it vanishes when
-//! closed or when the process dies. One is kept for each of the last few folders written.
+//! closed or when the process dies. Two are kept ready for each of the last few folders
+//! written (so one is there even when the next write comes before the last one is replaced),
+//! with space reserved for a write like the last one when that was small.
 
 use std::fs::File;
 use std::sync::mpsc::Sender;
@@ -17,13 +19,32 @@ use cap_std::fs::Dir;
 pub(super) type FolderKey = (u64, u64);
 
 /// An unnamed file made in a folder for the next write there.
-struct Spare {
+pub(super) struct Spare {
     folder: FolderKey,
-    file: File,
+    /// The file, open for writing.
+    pub(super) file: File,
+    /// Its permission bits, owner and group.
+    pub(super) mode: u32,
+    pub(super) uid: u32,
+    pub(super) gid: u32,
+    /// The bytes whose space is reserved in it (beyond its end, which is 0).
+    pub(super) reserved: u64,
 }
 
-/// How many folders have a spare at most.
-const SPARES: usize = 4;
+/// What the next write in a folder will likely be: the mode and length of the file just
+/// written there.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Likely {
+    pub(super) mode: u32,
+    pub(super) len: u64,
+}
+
+/// How many spares are kept at most, and how many for one folder.
+const SPARES: usize = 8;
+const PER_FOLDER: usize = 2;
+
+/// The most space reserved in a spare: writes of the size quick calls make.
+const RESERVE_MAX: u64 = 1 << 20;
 
 /// The spares, oldest first.
 static SPARE: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
@@ -32,7 +53,7 @@ enum Job {
     /// Close a replaced file.
     Close(File),
     /// Make a spare in this folder.
-    Prepare(Dir, FolderKey),
+    Prepare(Dir, FolderKey, Likely),
 }
 
 /// The background thread's queue; `None` when no thread could be started (then the work is
@@ -49,7 +70,13 @@ fn queue() -> Option<&'static Mutex<Sender<Job>>> {
                     for job in rx {
                         match job {
                             Job::Close(file) => drop(file),
-                            Job::Prepare(dir, folder) => make_spare(&dir, folder),
+                            Job::Prepare(dir, folder, likely) => {
+                                while ready(folder) < PER_FOLDER {
+                                    if !make_spare(&dir, folder, likely) {
+                                        break;
+                                    }
+                                }
+                            }
                         }
                     }
                 })
@@ -73,45 +100,72 @@ pub(super) fn close_later(file: File) {
     }
 }
 
-/// Has a spare made in `dir` (the folder `folder`) unless one is there already.
-pub(super) fn prepare_spare(dir: Dir, folder: FolderKey) {
-    let ready = SPARE
-        .lock()
-        .is_ok_and(|spares| spares.iter().any(|s| s.folder == folder));
-    if !ready {
+/// How many spares are ready for the folder `folder`.
+fn ready(folder: FolderKey) -> usize {
+    SPARE.lock().map_or(PER_FOLDER, |spares| {
+        spares.iter().filter(|s| s.folder == folder).count()
+    })
+}
+
+/// Has spares made in `dir` (the folder `folder`), with the mode and the space of a write
+/// like `likely`, unless enough are there already.
+pub(super) fn prepare_spare(dir: Dir, folder: FolderKey, likely: Likely) {
+    if ready(folder) < PER_FOLDER {
         // Without a background thread a spare would be made on the call's path: not worth it.
-        let _ = send(Job::Prepare(dir, folder));
+        let _ = send(Job::Prepare(dir, folder, likely));
     }
 }
 
 /// The spare made in the folder `folder`, if there is one.
-pub(super) fn take_spare(folder: FolderKey) -> Option<File> {
+pub(super) fn take_spare(folder: FolderKey) -> Option<Spare> {
     let mut spares = SPARE.lock().ok()?;
     let at = spares.iter().position(|s| s.folder == folder)?;
-    Some(spares.remove(at).file)
+    Some(spares.remove(at))
 }
 
-fn make_spare(dir: &Dir, folder: FolderKey) {
-    use rustix::fs::{Mode, OFlags};
+/// Makes one spare in `dir`; `false` when none can be made there.
+fn make_spare(dir: &Dir, folder: FolderKey, likely: Likely) -> bool {
+    use rustix::fs::{FallocateFlags, Mode, OFlags};
     let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+    // Owner-only until its mode is set: the create mode passes through the umask.
     let Ok(fd) = rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(0o600)) else {
-        return;
+        return false;
+    };
+    if rustix::fs::fchmod(&fd, Mode::from_raw_mode(likely.mode)).is_err() {
+        return false;
+    }
+    // Space reserved past its end (its length stays 0), so the write that fills it allocates
+    // nothing; a filesystem that cannot reserve leaves the write to do it, as does a large one.
+    let len = likely.len.min(RESERVE_MAX);
+    let reserved = match rustix::fs::fallocate(&fd, FallocateFlags::KEEP_SIZE, 0, len) {
+        Ok(()) => len,
+        Err(_) => 0,
+    };
+    let Ok(st) = rustix::fs::fstat(&fd) else {
+        return false;
     };
     let made = Spare {
         folder,
         file: File::from(fd),
+        mode: st.st_mode & 0o7777,
+        uid: st.st_uid,
+        gid: st.st_gid,
+        reserved,
     };
-    // A spare not kept (one is there already, or the oldest makes room) is closed outside
-    // the lock.
+    // A spare not kept (enough are there already, or the oldest makes room) is closed
+    // outside the lock.
     let dropped = match SPARE.lock() {
-        Ok(spares) if spares.iter().any(|s| s.folder == folder) => Some(made),
+        Ok(spares) if spares.iter().filter(|s| s.folder == folder).count() >= PER_FOLDER => {
+            Some(made)
+        }
         Ok(mut spares) => {
             spares.push(made);
             (spares.len() > SPARES).then(|| spares.remove(0))
         }
-        Err(_) => None,
+        Err(_) => return false,
     };
     drop(dropped);
+    true
 }
 
 #[cfg(test)]
@@ -134,7 +188,14 @@ mod tests {
         // Other tests write too, and one spare is kept: ask again until ours is there.
         let mut spare = None;
         for _ in 0..200 {
-            prepare_spare(open(), key);
+            prepare_spare(
+                open(),
+                key,
+                Likely {
+                    mode: 0o640,
+                    len: 5000,
+                },
+            );
             std::thread::sleep(std::time::Duration::from_millis(5));
             spare = take_spare(key);
             if spare.is_some() {
@@ -142,6 +203,12 @@ mod tests {
             }
         }
         let spare = spare.expect("a spare is made in the folder");
+        assert_eq!(spare.mode, 0o640);
+        assert_eq!(
+            rustix::fs::fstat(&spare.file).unwrap().st_size,
+            0,
+            "no length, only space"
+        );
         assert!(take_spare((key.0, key.1.wrapping_add(1))).is_none());
         // It has no name: the folder is still empty.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

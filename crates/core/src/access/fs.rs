@@ -772,9 +772,10 @@ fn replace_in(
     let spare = replacing
         .then(|| super::aside::take_spare(folder_key))
         .flatten();
-    let from_spare = spare.is_some();
+    // What the spare, if taken, already has: its mode, owner and group, and reserved space.
+    let made = spare.as_ref().map(|s| (s.mode, (s.uid, s.gid), s.reserved));
     let (temp, mut std_file) = match spare {
-        Some(file) => (Temp::Unnamed, file),
+        Some(spare) => (Temp::Unnamed, spare.file),
         None => create_temp(dir, name, mode)?,
     };
     let unnamed = matches!(temp, Temp::Unnamed);
@@ -785,24 +786,44 @@ fn replace_in(
         Temp::Unnamed => None,
     };
     let written = (|| {
-        if replacing {
+        if replacing && made.is_none_or(|(made_mode, _, _)| made_mode != mode) {
             // The create mode passed through the umask; restore the exact bits.
             std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
         }
-        if let Some(meta) = existing
-            && (from_spare || Some((meta.uid, meta.gid)) != new_owner(&folder))
-        {
-            let own = Meta::from(rustix::fs::fstat(&std_file)?);
-            if own.uid != meta.uid || own.gid != meta.gid {
+        if let Some(meta) = existing {
+            let own = match made {
+                Some((_, owner, _)) => Some(owner),
+                None => new_owner(&folder),
+            };
+            let own = match own {
+                Some(owner) => owner,
+                None => {
+                    let own = Meta::from(rustix::fs::fstat(&std_file)?);
+                    (own.uid, own.gid)
+                }
+            };
+            if own != (meta.uid, meta.gid) {
                 // Only a privileged process may give a file away; anyone else keeps their own.
                 let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
             }
         }
-        if let Some(len) = options.size_hint.filter(|&len| len > 0) {
+        let reserved = made.map_or(0, |(_, _, reserved)| reserved);
+        if let Some(len) = options.size_hint.filter(|&len| len > reserved) {
             // Best effort: a filesystem without fallocate writes the same content.
             let _ = rustix::fs::fallocate(&std_file, rustix::fs::FallocateFlags::empty(), 0, len);
         }
         source.write_into(&mut std_file)?;
+        if reserved > 0 {
+            let len = match options.size_hint {
+                Some(len) => len,
+                None => io::Seek::stream_position(&mut std_file)?,
+            };
+            if len < reserved {
+                // Space reserved for more than was written would stay allocated past the
+                // end: truncating to the length the file has frees it (ext4 trims there).
+                std_file.set_len(len)?;
+            }
+        }
         std_file.flush()?;
         if sync_writes() {
             std_file.sync_all()?;
@@ -835,14 +856,15 @@ fn replace_in(
         return Err(e);
     }
     note_write(false);
-    if let Some(Held {
-        file: Some(old), ..
-    }) = held
-    {
-        // The old file has no name any more: closing it frees its blocks, which can take a
-        // journal commit. Unlocked now, it is closed off the call's path.
-        let _ = rustix::fs::flock(&old, rustix::fs::FlockOperation::Unlock);
-        super::aside::close_later(old);
+    let old = match held {
+        Some(Held {
+            file: Some(old), ..
+        }) => Some(old),
+        _ => None,
+    };
+    if let Some(old) = &old {
+        // Other writers of the file may go on: the name is the new file's now.
+        let _ = rustix::fs::flock(old, rustix::fs::FlockOperation::Unlock);
     }
     if sync_writes() {
         // Makes the rename itself durable; a filesystem that cannot sync a directory still
@@ -854,8 +876,19 @@ fn replace_in(
         }
     }
     if unnamed && replacing {
-        // A folder whose files are replaced is likely to see the next replacement soon.
-        super::aside::prepare_spare(folder_dir, folder_key);
+        // A folder whose files are replaced is likely to see the next replacement soon, of a
+        // file like this one.
+        let len = options
+            .size_hint
+            .unwrap_or_else(|| existing.map_or(0, |m| m.len));
+        let likely = super::aside::Likely { mode, len };
+        super::aside::prepare_spare(folder_dir, folder_key, likely);
+    }
+    if let Some(old) = old {
+        // The old file has no name any more: closing it frees its blocks, which can take a
+        // journal commit, so it is closed off the call's path (after the spare is asked for,
+        // which the next write may need first).
+        super::aside::close_later(old);
     }
     Ok(Replaced {
         previous_len: existing.as_ref().map(|m| m.len),
