@@ -67,6 +67,10 @@ fn queue() -> Option<&'static Mutex<Sender<Job>>> {
                 .name("fsgate-aside".into())
                 .stack_size(64 * 1024)
                 .spawn(move || {
+                    // Background work: it waits for the calls (and their clients) on a busy
+                    // machine rather than competing with them.
+                    let me = rustix::thread::gettid();
+                    let _ = rustix::process::setpriority_process(Some(me), 19);
                     for job in rx {
                         match job {
                             Job::Close(file) => drop(file),
