@@ -3,16 +3,15 @@
 //! a NUL byte are not text and are skipped whole. Files are searched in parallel and their
 //! matches put back in path order.
 
-use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::AtomicBool;
 
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
+use super::ordered;
 use crate::access::walkdir::OpenDir;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -126,144 +125,64 @@ pub fn search(
     if options.limit == 0 {
         return Ok(SearchOutcome::Matches(Vec::new()));
     }
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, MAX_WORKERS);
+    // Matches taken in path order, and the files taken so far.
+    let mut found: Vec<Match> = Vec::new();
+    let mut files = 0u64;
+    let walk = access
+        .sorted_walk(&target.path, None)
+        .filter_map(std::result::Result::ok)
+        .filter(|entry| {
+            entry.file_type().is_some_and(|t| t.is_file()) && !access.is_secret_path(entry.path())
+        })
+        .map(ignore::DirEntry::into_path);
     let stop = AtomicBool::new(false);
-    // Files travel in batches, numbered in walk order, so the hand-offs cost little per file.
-    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Vec<PathBuf>)>(QUEUE_LEN);
-    let work_rx = Mutex::new(work_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(usize, Vec<Searched>)>();
-    let mut order = InOrder {
-        limit: options.limit,
-        found: Vec::new(),
-        next: 0,
-        files: 0,
-        pending: BTreeMap::new(),
-        access,
-    };
-    let mut cancelled = false;
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            let (work_rx, stop, matcher) = (&work_rx, &stop, &matcher);
-            scope.spawn(move || {
+    let ended =
+        ordered::run(
+            walk,
+            || {
                 let mut worker = Worker {
                     access,
                     searcher: searcher(),
-                    matcher,
+                    matcher: &matcher,
                     options,
                     buf: Vec::new(),
                     folder: None,
                 };
-                loop {
-                    let job = match work_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((seq, paths)) = job else { return };
-                    let searched = paths
-                        .into_iter()
-                        .map(|path| {
-                            if stop.load(Ordering::Relaxed) {
-                                Searched::Skipped
-                            } else {
-                                worker.search(path)
-                            }
-                        })
-                        .collect();
-                    if done_tx.send((seq, searched)).is_err() {
-                        return;
-                    }
+                move |path| worker.search(path)
+            },
+            |searched| {
+                ctx.tick(1, "files scanned");
+                files += 1;
+                if let Searched::Lines(path, lines) = searched {
+                    let path = access.display(&path);
+                    let room = options.limit - found.len();
+                    found.extend(lines.into_iter().take(room).map(|(line, text, cut_chars)| {
+                        Match {
+                            path: path.clone(),
+                            line,
+                            text,
+                            cut_chars,
+                        }
+                    }));
                 }
-            });
-        }
-        drop(done_tx);
-        let mut sent = 0usize;
-        let mut batch = Vec::with_capacity(BATCH_LEN);
-        let mut walk = access.sorted_walk(&target.path, None);
-        loop {
-            let entry = walk.next();
-            if let Some(entry) = entry {
-                if ctx.is_cancelled() {
-                    cancelled = true;
-                    break;
-                }
-                let Ok(entry) = entry else { continue };
-                if !entry.file_type().is_some_and(|t| t.is_file())
-                    || access.is_secret_path(entry.path())
-                {
-                    continue;
-                }
-                batch.push(entry.into_path());
-                // The first batches are small, so a limited search whose answer lies in the
-                // first files is not held up filling a batch.
-                if batch.len() < BATCH_LEN.min(sent + 1) {
-                    continue;
-                }
-            } else if batch.is_empty() {
-                break;
-            }
-            // Keep the walk a bounded distance ahead of the files known in order.
-            while sent - order.next >= MAX_AHEAD && !order.complete() {
-                match done_rx.recv() {
-                    Ok((seq, searched)) => order.put(seq, searched, ctx),
-                    Err(_) => break,
-                }
-            }
-            while let Ok((seq, searched)) = done_rx.try_recv() {
-                order.put(seq, searched, ctx);
-            }
-            if order.complete() {
-                break;
-            }
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_LEN));
-            if work_tx.send((sent, full)).is_err() {
-                break;
-            }
-            sent += 1;
-        }
-        drop(walk);
-        drop(work_tx);
-        if order.complete() || cancelled {
-            stop.store(true, Ordering::Relaxed);
-        }
-        while order.next < sent && !order.complete() {
-            if ctx.is_cancelled() {
-                cancelled = true;
-                stop.store(true, Ordering::Relaxed);
-                break;
-            }
-            match done_rx.recv() {
-                Ok((seq, searched)) => order.put(seq, searched, ctx),
-                Err(_) => break,
-            }
-        }
-        stop.store(true, Ordering::Relaxed);
-    });
-    if cancelled {
+                found.len() < options.limit
+            },
+            || ctx.is_cancelled(),
+            &stop,
+        );
+    if ended == ordered::Ended::Cancelled {
         return Err(ToolError::new(
             ErrorKind::Cancelled,
             format!(
-                "the search for {query} was cancelled by the caller after scanning {} files; \
-                 nothing is returned",
-                order.files
+                "the search for {query} was cancelled by the caller after scanning {files} \
+                 files; nothing is returned"
             ),
         ));
     }
-    let mut found = order.found;
     found.truncate(options.limit);
     Ok(SearchOutcome::Matches(found))
 }
 
-/// Workers beyond this many add contention, not speed.
-const MAX_WORKERS: usize = 8;
-/// Batches waiting for a worker.
-const QUEUE_LEN: usize = 16;
-/// Files in a batch.
-const BATCH_LEN: usize = 32;
-/// The most batches walked past the first one whose matches are not yet known.
-const MAX_AHEAD: usize = 64;
 /// Files up to this size are read whole and searched as one slice; larger ones are streamed.
 const SLICE_MAX: u64 = 4 << 20;
 
@@ -277,8 +196,6 @@ fn searcher() -> Searcher {
 
 /// What a worker found in one file.
 enum Searched {
-    /// Not searched: the answer was complete before its turn came.
-    Skipped,
     /// Not text, unreadable, or without a match.
     Nothing,
     /// The file's matching lines (at most `limit`), with its path.
@@ -396,50 +313,6 @@ fn read_whole(file: &mut std::fs::File, buf: &mut Vec<u8>, len: u64) -> io::Resu
     }
 }
 
-/// The batches' results put back in walk order, up to the limit.
-struct InOrder<'a> {
-    limit: usize,
-    found: Vec<Match>,
-    /// The number of the first batch whose result is not yet taken.
-    next: usize,
-    /// Files taken so far.
-    files: u64,
-    pending: BTreeMap<usize, Vec<Searched>>,
-    access: &'a Access,
-}
-
-impl InOrder<'_> {
-    fn complete(&self) -> bool {
-        self.found.len() >= self.limit
-    }
-
-    fn put(&mut self, seq: usize, batch: Vec<Searched>, ctx: &CallContext) {
-        self.pending.insert(seq, batch);
-        while let Some(batch) = self.pending.remove(&self.next) {
-            self.next += 1;
-            ctx.tick(batch.len() as u64, "files scanned");
-            self.files += batch.len() as u64;
-            for searched in batch {
-                if self.complete() {
-                    break;
-                }
-                if let Searched::Lines(path, lines) = searched {
-                    let path = self.access.display(&path);
-                    let room = self.limit - self.found.len();
-                    self.found.extend(lines.into_iter().take(room).map(
-                        |(line, text, cut_chars)| Match {
-                            path: path.clone(),
-                            line,
-                            text,
-                            cut_chars,
-                        },
-                    ));
-                }
-            }
-        }
-    }
-}
-
 /// Collects a file's matching lines, up to `want`.
 struct Collect {
     want: usize,
@@ -489,7 +362,7 @@ fn has_nul(access: &Access, path: &Path) -> bool {
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Mutex};
 
     use super::*;
