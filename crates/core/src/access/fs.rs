@@ -185,13 +185,31 @@ fn nanos<T: TryInto<i64>>(field: T) -> i64 {
 
 /// Metadata of the entry `name` (one path component) of `dir`, following a symbolic link
 /// only beneath `dir`. One `fstatat` for everything but a link.
-fn entry_metadata(dir: &Dir, name: &std::ffi::OsStr) -> io::Result<Meta> {
+pub(crate) fn entry_metadata(dir: &Dir, name: &std::ffi::OsStr) -> io::Result<Meta> {
     let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
     let meta = Meta::from(st);
     if meta.is_symlink {
         return dir.metadata(name).map(Meta::from);
     }
     Ok(meta)
+}
+
+/// The stamp of `place` itself (a final link not followed), in one system call; `None` when
+/// it cannot be stat'ed. Components before the last are looked up as the kernel finds them:
+/// for comparing stamps, not for deciding what may be opened.
+pub fn stamp_no_follow(place: Place<'_>) -> Option<Stamp> {
+    let st = match place {
+        Place::Ambient(p) => rustix::fs::lstat(p),
+        Place::Beneath(dir, rel) => {
+            rustix::fs::statat(dir, Place::rel(rel), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+        }
+    };
+    st.ok().map(|st| Meta::from(st).stamp)
+}
+
+/// The stamp of the path `path` itself, outside any confinement (as [`stamp_no_follow`]).
+pub fn stamp_ambient(path: &Path) -> Option<Stamp> {
+    stamp_no_follow(Place::Ambient(path))
 }
 
 /// Metadata of `place`, following symbolic links.

@@ -31,7 +31,7 @@ fn builder(root: &Path, parents: bool) -> WalkBuilder {
 }
 
 /// Whether `dir` or one of its ancestors holds `.git` (a directory, or a worktree's file).
-fn in_repository(dir: &Path) -> bool {
+pub(super) fn in_repository(dir: &Path) -> bool {
     dir.ancestors()
         .any(|a| super::fs::exists_no_follow(&a.join(GIT_DIR)))
 }
@@ -77,7 +77,7 @@ impl Access {
     }
 
     /// A matcher of the ignore rule anchored at the working directory.
-    fn matcher(&self, parents: bool) -> Option<IncrementalIgnore> {
+    pub(super) fn matcher(&self, parents: bool) -> Option<IncrementalIgnore> {
         builder(self.root(), parents)
             .build_matchers()
             .into_iter()
@@ -252,7 +252,7 @@ impl Access {
 
 /// Lexically removes `.` and resolves `..` inside a root-relative path; `None` when `..` would
 /// climb above the root.
-fn normalize(rel: &Path) -> Option<PathBuf> {
+pub(super) fn normalize(rel: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     for component in rel.components() {
         match component {

@@ -14,6 +14,7 @@ mod aside;
 pub mod fs;
 pub mod ignore;
 pub mod jail;
+pub mod listings;
 pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
@@ -56,6 +57,8 @@ pub struct Access {
     root: PathBuf,
     canonical_root: PathBuf,
     jail: Option<Jail>,
+    /// Folder listings kept from one search to the next.
+    listings: std::sync::Mutex<Option<Box<listings::Listings>>>,
 }
 
 impl Access {
@@ -74,6 +77,7 @@ impl Access {
             root: lexical_clean(&root),
             canonical_root,
             jail: None,
+            listings: Default::default(),
         })
     }
 
@@ -84,6 +88,7 @@ impl Access {
             canonical_root: root.clone(),
             root,
             jail: Some(jail),
+            listings: Default::default(),
         }
     }
 
@@ -242,6 +247,11 @@ impl Access {
             },
             None => Place::Ambient(path),
         }
+    }
+
+    /// The stamp of the walked path `path` itself (see [`fs::stamp_no_follow`]).
+    pub(crate) fn stamp_no_follow(&self, path: &Path) -> Option<fs::Stamp> {
+        fs::stamp_no_follow(self.place_of(path))
     }
 
     /// Whether a path found by a walk is non-accessible (always `false` without a jail).

@@ -97,6 +97,17 @@ impl OpenDir {
         Ok(out)
     }
 
+    /// The directory's own metadata.
+    pub fn meta(&self) -> io::Result<fs::Meta> {
+        Ok(fs::Meta::from(rustix::fs::fstat(&self.dir)?))
+    }
+
+    /// The metadata of `rel` (a path below this directory; a final link is followed only
+    /// beneath it).
+    pub fn entry_meta(&self, rel: &OsStr) -> io::Result<fs::Meta> {
+        fs::entry_metadata(&self.dir, rel)
+    }
+
     /// Opens the child directory `name` (one component); a link is not followed.
     pub fn subdir(&self, name: &OsStr) -> io::Result<OpenDir> {
         Ok(OpenDir {

@@ -128,13 +128,26 @@ pub fn search(
     // Matches taken in path order, and the files taken so far.
     let mut found: Vec<Match> = Vec::new();
     let mut files = 0u64;
-    let walk = access
-        .sorted_walk(&target.path, None)
-        .filter_map(std::result::Result::ok)
-        .filter(|entry| {
-            entry.file_type().is_some_and(|t| t.is_file()) && !access.is_secret_path(entry.path())
-        })
-        .map(ignore::DirEntry::into_path);
+    // A folder under the working directory is walked on listings kept from the last search
+    // (see `access::listings`); anything else by a walk of its own.
+    let listed = if meta.is_dir {
+        access.listed_walk(&target.path)
+    } else {
+        None
+    };
+    let walk: Box<dyn Iterator<Item = PathBuf>> = match listed {
+        Some(walk) => Box::new(walk),
+        None => Box::new(
+            access
+                .sorted_walk(&target.path, None)
+                .filter_map(std::result::Result::ok)
+                .filter(|entry| {
+                    entry.file_type().is_some_and(|t| t.is_file())
+                        && !access.is_secret_path(entry.path())
+                })
+                .map(ignore::DirEntry::into_path),
+        ),
+    };
     let stop = AtomicBool::new(false);
     let ended =
         ordered::run(

@@ -1,0 +1,396 @@
+//! Folder listings kept from one search to the next.
+//!
+//! A search of a large tree spends much of its time listing folders and applying the ignore
+//! rule to each entry, and an agent searches the same tree again and again while few folders
+//! change in between. So a folder's listing, after the ignore rule, is kept with the folder's
+//! stamp (identity, size, change times) and the stamps of the ignore files that shaped it. The
+//! next walk asks each folder it enters for its stamp (one `statx`) and for those of its
+//! ignore files, and lists it again only when one of them differs.
+//!
+//! What makes a kept listing safe to reuse:
+//! - An entry added, removed or renamed in a folder gives the folder a new change time, and a
+//!   folder replaced by another is another inode. Each stamp is taken before the listing it
+//!   vouches for, so a change during the listing shows as a newer stamp the next time.
+//! - The absence of an ignore file is part of its folder's listing; the content of one that
+//!   exists is vouched for by its own stamp. `.git/info/exclude`, which lives in another
+//!   folder, is stamped whenever `.git` is present, absent or not.
+//! - A change within the same tick of the filesystem's clock as the stamp could leave the
+//!   stamp unchanged (git's "racy" case). A listing whose folder changed less than
+//!   [`RACY_WINDOW`] before it was stamped is used once and listed again by the next walk, and
+//!   a walk that loaded an ignore file that recent keeps nothing at all.
+//! - A changed ignore file, or a change to the ignore files above the working directory or to
+//!   whether it is a repository, drops every kept listing and the compiled rules with them.
+//!   A `.git` that is a file (a worktree or submodule pointing elsewhere) keeps nothing.
+//!
+//! Stamps are compared, never shown, and every file and folder that is read is still opened
+//! through the workspace's confinement, as in any walk. The listings of at most
+//! [`MAX_ENTRIES`] entries are kept; a walk that would keep more keeps nothing.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ignore::IncrementalIgnore;
+
+use super::Access;
+use super::fs::{self, Stamp};
+use super::walkdir::WalkKind;
+
+/// How recent a change must be for its stamp not to be trusted by a later walk.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+/// The most entries kept between walks (about 50 bytes each).
+const MAX_ENTRIES: usize = 250_000;
+/// The ignore files read in every folder, by the walk's rule (see `ignore.rs`).
+const RULE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+/// git's own folder, never entered, and its exclude file.
+const GIT_DIR: &str = ".git";
+const GIT_EXCLUDE: &str = ".git/info/exclude";
+
+/// The listings kept for one workspace, and the compiled rules they were filtered by.
+#[derive(Debug, Default)]
+pub(crate) struct Listings {
+    /// The ignore files above the working directory, and whether it is in a repository.
+    context: Option<(Vec<Rules>, bool)>,
+    /// The ignore rule, anchored at the working directory, compiled folder by folder.
+    matcher: Option<IncrementalIgnore>,
+    /// Listings by folder, relative to the working directory (`""` is the folder itself).
+    listed: HashMap<PathBuf, Arc<Listing>>,
+    /// The ignore files of every folder whose rules `matcher` may have loaded.
+    rules: HashMap<PathBuf, Rules>,
+    /// Entries in `listed`.
+    entries: usize,
+}
+
+/// One folder's entries kept by the ignore rule: files and folders only, in byte order of
+/// their names (so a depth-first walk is in path order).
+#[derive(Debug)]
+struct Listing {
+    stamp: Stamp,
+    /// The stamp was old enough when taken that a later change gives a different one.
+    trusted: bool,
+    /// Each entry's name, and whether it is a folder.
+    children: Box<[(Box<OsStr>, bool)]>,
+}
+
+/// The stamps of the ignore files present in one folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Rules {
+    /// Each present ignore file's name and stamp.
+    files: Vec<(&'static str, Stamp)>,
+    /// With `.git` present: the stamp of `.git/info/exclude` (`None`: absent).
+    exclude: Option<Option<Stamp>>,
+}
+
+/// The walk of [`Access::listed_walk`]: the files under a folder in path order, as
+/// [`Access::sorted_walk`] yields them.
+pub struct ListedWalk<'a> {
+    access: &'a Access,
+    listings: Box<Listings>,
+    stack: Vec<Frame>,
+    /// Whether the listings may be kept for the next walk.
+    keep: bool,
+    /// When this walk started, for the racy test.
+    now: Duration,
+    /// Folders this walk listed anew.
+    listed_anew: usize,
+}
+
+struct Frame {
+    /// The folder as the walk spells it (under the walk's root).
+    path: PathBuf,
+    /// The folder relative to the working directory.
+    rel: PathBuf,
+    listing: Arc<Listing>,
+    next: usize,
+}
+
+impl Access {
+    /// The regular files under the directory `root` (spelled as a resolved path is), in path
+    /// order, under the ignore rule of [`Access::sorted_walk`], with non-accessible paths left
+    /// out; folder listings are kept for the next call (see this module). `None` when `root` is
+    /// not a directory under the working directory that lies in the same repository (or none)
+    /// as it: walk those with [`Access::sorted_walk`].
+    pub fn listed_walk(&self, root: &Path) -> Option<ListedWalk<'_>> {
+        let rel = super::ignore::normalize(self.relative_to_root(root)?)?;
+        let in_repo = super::ignore::in_repository(self.root());
+        if super::ignore::in_repository(root) != in_repo {
+            return None;
+        }
+        let mut listings = self
+            .listings
+            .lock()
+            .ok()
+            .and_then(|mut kept| kept.take())
+            .unwrap_or_default();
+        let now = since_epoch(SystemTime::now());
+        let mut keep = true;
+        let context = (self.context_rules(now, &mut keep), in_repo);
+        if listings.context.as_ref() != Some(&context) {
+            *listings = Listings::default();
+            listings.context = Some(context);
+        }
+        let mut walk = ListedWalk {
+            access: self,
+            listings,
+            stack: Vec::new(),
+            keep,
+            now,
+            listed_anew: 0,
+        };
+        // The rules of the folders between the working directory and `root` apply below it.
+        let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
+        ancestors.reverse();
+        for folder in ancestors {
+            let rules = walk.rules_now(folder);
+            if walk.listings.rules.get(folder).is_some_and(|r| *r != rules) {
+                walk.forget();
+            }
+            walk.listings.rules.insert(folder.to_path_buf(), rules);
+        }
+        let listing = walk.listing(&rel, root)?;
+        walk.stack.push(Frame {
+            path: root.to_path_buf(),
+            rel,
+            listing,
+            next: 0,
+        });
+        Some(walk)
+    }
+
+    /// The ignore files of each folder above the working directory.
+    fn context_rules(&self, now: Duration, keep: &mut bool) -> Vec<Rules> {
+        self.root()
+            .ancestors()
+            .skip(1)
+            .map(|folder| {
+                let rules = rules_at(|name| fs::stamp_ambient(&folder.join(name)));
+                note_racy(&rules, now, keep);
+                rules
+            })
+            .collect()
+    }
+}
+
+impl ListedWalk<'_> {
+    /// How many folders this walk has listed anew (the others' listings were kept).
+    pub fn listed_anew(&self) -> usize {
+        self.listed_anew
+    }
+
+    /// The listing of the folder `rel` (spelled `path`): the kept one when its stamps are
+    /// unchanged, else a new one. `None` when it cannot be listed.
+    fn listing(&mut self, rel: &Path, path: &Path) -> Option<Arc<Listing>> {
+        if let Some(kept) = self.listings.listed.get(rel).cloned()
+            && kept.trusted
+            && self
+                .access
+                .stamp_no_follow(path)
+                .is_some_and(|stamp| stamp == kept.stamp)
+        {
+            match self.listings.rules.get(rel) {
+                Some(rules) if self.rules_unchanged(rules, path) => return Some(kept),
+                _ => self.forget(),
+            }
+        }
+        self.list(rel, path)
+    }
+
+    /// Whether the ignore files of a folder whose listing is unchanged are unchanged.
+    fn rules_unchanged(&self, rules: &Rules, path: &Path) -> bool {
+        let stamp = |name: &str| self.access.stamp_no_follow(&path.join(name));
+        rules.files.iter().all(|(name, s)| stamp(name) == Some(*s))
+            && rules.exclude.is_none_or(|s| stamp(GIT_EXCLUDE) == s)
+    }
+
+    /// Lists the folder `rel` anew and applies the ignore rule to its entries.
+    fn list(&mut self, rel: &Path, path: &Path) -> Option<Arc<Listing>> {
+        let dir = self.access.open_walked_dir(path).ok()?;
+        self.listed_anew += 1;
+        let meta = dir.meta().ok()?;
+        if !meta.is_dir {
+            return None;
+        }
+        let mut entries = dir.kinds().ok()?;
+        entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+        let has = |name: &str| {
+            entries
+                .iter()
+                .find(|(n, _)| n.as_os_str() == name)
+                .map(|(_, k)| *k)
+        };
+        let mut rules = Rules::default();
+        for name in RULE_FILES {
+            if has(name).is_some()
+                && let Ok(m) = dir.entry_meta(OsStr::new(name))
+            {
+                rules.files.push((name, m.stamp));
+            }
+        }
+        match has(GIT_DIR) {
+            Some(WalkKind::Dir) => {
+                rules.exclude = Some(
+                    dir.entry_meta(OsStr::new(GIT_EXCLUDE))
+                        .ok()
+                        .map(|m| m.stamp),
+                );
+            }
+            // A worktree's or submodule's `.git` file names rules kept elsewhere.
+            Some(_) => self.keep = false,
+            None => {}
+        }
+        note_racy(&rules, self.now, &mut self.keep);
+        if self.listings.rules.get(rel).is_some_and(|r| *r != rules) {
+            self.forget();
+        }
+        // After a reset, the rules of the folders above are recorded again before the new
+        // matcher loads them.
+        for folder in rel.ancestors().skip(1) {
+            if !self.listings.rules.contains_key(folder) {
+                let rules = self.rules_now(folder);
+                self.listings.rules.insert(folder.to_path_buf(), rules);
+            }
+        }
+        self.listings.rules.insert(rel.to_path_buf(), rules);
+        let matcher = match &mut self.listings.matcher {
+            Some(m) => m,
+            slot => slot.insert(self.access.matcher(self.listings.context.as_ref()?.1)?),
+        };
+        let mut children = Vec::with_capacity(entries.len());
+        for (name, kind) in entries {
+            if kind == WalkKind::Other || name == GIT_DIR {
+                continue;
+            }
+            let is_dir = kind == WalkKind::Dir;
+            if matcher.matched(rel.join(&name), is_dir).is_ignore() {
+                continue;
+            }
+            children.push((name.into_boxed_os_str(), is_dir));
+        }
+        let listing = Arc::new(Listing {
+            stamp: meta.stamp,
+            trusted: !is_racy(&meta.stamp, self.now),
+            children: children.into_boxed_slice(),
+        });
+        self.listings.entries += listing.children.len();
+        if self.listings.entries > MAX_ENTRIES {
+            self.keep = false;
+        }
+        if self.keep {
+            let old = self
+                .listings
+                .listed
+                .insert(rel.to_path_buf(), listing.clone());
+            if let Some(old) = old {
+                self.listings.entries -= old.children.len();
+            }
+        }
+        Some(listing)
+    }
+
+    /// The ignore files of the folder `rel` as they are now (every name stat'ed).
+    fn rules_now(&mut self, rel: &Path) -> Rules {
+        let path = self.access.root().join(rel);
+        let access = self.access;
+        let rules = rules_at(|name| access.stamp_no_follow(&path.join(name)));
+        note_racy(&rules, self.now, &mut self.keep);
+        rules
+    }
+
+    /// Drops every kept listing and the compiled rules: an ignore file changed.
+    fn forget(&mut self) {
+        let context = self.listings.context.take();
+        *self.listings = Listings::default();
+        self.listings.context = context;
+    }
+}
+
+impl Iterator for ListedWalk<'_> {
+    type Item = PathBuf;
+
+    fn next(&mut self) -> Option<PathBuf> {
+        loop {
+            let frame = self.stack.last_mut()?;
+            let Some((name, is_dir)) = frame.listing.children.get(frame.next) else {
+                self.stack.pop();
+                continue;
+            };
+            frame.next += 1;
+            let path = frame.path.join(&**name);
+            if *is_dir {
+                let rel = frame.rel.join(&**name);
+                if let Some(listing) = self.listing(&rel, &path) {
+                    self.stack.push(Frame {
+                        path,
+                        rel,
+                        listing,
+                        next: 0,
+                    });
+                }
+                continue;
+            }
+            if self.access.is_secret_path(&path) {
+                continue;
+            }
+            return Some(path);
+        }
+    }
+}
+
+impl Drop for ListedWalk<'_> {
+    fn drop(&mut self) {
+        if !self.keep {
+            return;
+        }
+        let listings = std::mem::take(&mut self.listings);
+        if let Ok(mut kept) = self.access.listings.lock()
+            && kept.is_none()
+        {
+            *kept = Some(listings);
+        }
+    }
+}
+
+/// The ignore files of a folder, each name in it stat'ed with `stat`.
+fn rules_at(stat: impl Fn(&str) -> Option<Stamp>) -> Rules {
+    let mut rules = Rules::default();
+    for name in RULE_FILES {
+        if let Some(s) = stat(name) {
+            rules.files.push((name, s));
+        }
+    }
+    if stat(GIT_DIR).is_some() {
+        rules.exclude = Some(stat(GIT_EXCLUDE));
+    }
+    rules
+}
+
+/// Notes in `keep` whether any stamp of `rules` is too recent to vouch for its file later.
+fn note_racy(rules: &Rules, now: Duration, keep: &mut bool) {
+    let stamps = rules
+        .files
+        .iter()
+        .map(|(_, s)| s)
+        .chain(rules.exclude.iter().flatten());
+    for stamp in stamps {
+        if is_racy(stamp, now) {
+            *keep = false;
+        }
+    }
+}
+
+/// Whether `stamp` changed less than [`RACY_WINDOW`] before `now` (or after it).
+fn is_racy(stamp: &Stamp, now: Duration) -> bool {
+    let at = |(secs, nanos): (i64, i64)| {
+        u64::try_from(secs).map_or(Duration::ZERO, |s| {
+            Duration::new(s, u32::try_from(nanos).unwrap_or(0))
+        })
+    };
+    let changed = at(stamp.mtime).max(at(stamp.ctime));
+    changed + RACY_WINDOW > now
+}
+
+fn since_epoch(t: SystemTime) -> Duration {
+    t.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO)
+}
