@@ -60,7 +60,7 @@ fn own(access: &Access, rel: &str) -> Vec<PathBuf> {
 fn listed(access: &Access, rel: &str) -> (Vec<PathBuf>, usize) {
     let root = access.root().join(rel);
     let mut walk = access.listed_walk(&root).expect("a folder under the root");
-    let files: Vec<PathBuf> = walk.by_ref().collect();
+    let files: Vec<PathBuf> = walk.by_ref().map(|(path, _)| path).collect();
     (files, walk.listed_anew())
 }
 

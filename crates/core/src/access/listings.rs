@@ -36,7 +36,7 @@ use ignore::IncrementalIgnore;
 
 use super::Access;
 use super::fs::{self, Stamp};
-use super::walkdir::WalkKind;
+use super::walkdir::{OpenDir, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
@@ -98,6 +98,8 @@ pub struct ListedWalk<'a> {
 }
 
 struct Frame {
+    /// The folder, open: its entries are opened relative to it.
+    dir: Arc<OpenDir>,
     /// The folder as the walk spells it (under the walk's root).
     path: PathBuf,
     /// The folder relative to the working directory.
@@ -149,8 +151,10 @@ impl Access {
             }
             walk.listings.rules.insert(folder.to_path_buf(), rules);
         }
-        let listing = walk.listing(&rel, root)?;
+        let dir = self.open_walked_dir(root).ok()?;
+        let (listing, dir) = walk.listing(&rel, dir)?;
         walk.stack.push(Frame {
+            dir,
             path: root.to_path_buf(),
             rel,
             listing,
@@ -179,39 +183,29 @@ impl ListedWalk<'_> {
         self.listed_anew
     }
 
-    /// The listing of the folder `rel` (spelled `path`): the kept one when its stamps are
+    /// The listing of the folder `rel`, open as `dir`: the kept one when its stamps are
     /// unchanged, else a new one. `None` when it cannot be listed.
-    fn listing(&mut self, rel: &Path, path: &Path) -> Option<Arc<Listing>> {
-        if let Some(kept) = self.listings.listed.get(rel).cloned()
-            && kept.trusted
-            && self
-                .access
-                .stamp_no_follow(path)
-                .is_some_and(|stamp| stamp == kept.stamp)
-        {
-            match self.listings.rules.get(rel) {
-                Some(rules) if self.rules_unchanged(rules, path) => return Some(kept),
-                _ => self.forget(),
-            }
-        }
-        self.list(rel, path)
-    }
-
-    /// Whether the ignore files of a folder whose listing is unchanged are unchanged.
-    fn rules_unchanged(&self, rules: &Rules, path: &Path) -> bool {
-        let stamp = |name: &str| self.access.stamp_no_follow(&path.join(name));
-        rules.files.iter().all(|(name, s)| stamp(name) == Some(*s))
-            && rules.exclude.is_none_or(|s| stamp(GIT_EXCLUDE) == s)
-    }
-
-    /// Lists the folder `rel` anew and applies the ignore rule to its entries.
-    fn list(&mut self, rel: &Path, path: &Path) -> Option<Arc<Listing>> {
-        let dir = self.access.open_walked_dir(path).ok()?;
-        self.listed_anew += 1;
+    fn listing(&mut self, rel: &Path, dir: OpenDir) -> Option<(Arc<Listing>, Arc<OpenDir>)> {
         let meta = dir.meta().ok()?;
         if !meta.is_dir {
             return None;
         }
+        if let Some(kept) = self.listings.listed.get(rel).cloned()
+            && kept.trusted
+            && kept.stamp == meta.stamp
+        {
+            match self.listings.rules.get(rel) {
+                Some(rules) if rules_unchanged(rules, &dir) => return Some((kept, Arc::new(dir))),
+                _ => self.forget(),
+            }
+        }
+        let listing = self.list(rel, &dir, meta.stamp)?;
+        Some((listing, Arc::new(dir)))
+    }
+
+    /// Lists the folder `rel` anew and applies the ignore rule to its entries.
+    fn list(&mut self, rel: &Path, dir: &OpenDir, stamp: Stamp) -> Option<Arc<Listing>> {
+        self.listed_anew += 1;
         let mut entries = dir.kinds().ok()?;
         entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
         let has = |name: &str| {
@@ -269,8 +263,8 @@ impl ListedWalk<'_> {
             children.push((name.into_boxed_os_str(), is_dir));
         }
         let listing = Arc::new(Listing {
-            stamp: meta.stamp,
-            trusted: !is_racy(&meta.stamp, self.now),
+            stamp,
+            trusted: !is_racy(&stamp, self.now),
             children: children.into_boxed_slice(),
         });
         self.listings.entries += listing.children.len();
@@ -307,9 +301,10 @@ impl ListedWalk<'_> {
 }
 
 impl Iterator for ListedWalk<'_> {
-    type Item = PathBuf;
+    /// A file, and its folder open.
+    type Item = (PathBuf, Arc<OpenDir>);
 
-    fn next(&mut self) -> Option<PathBuf> {
+    fn next(&mut self) -> Option<Self::Item> {
         loop {
             let frame = self.stack.last_mut()?;
             let Some((name, is_dir)) = frame.listing.children.get(frame.next) else {
@@ -320,8 +315,13 @@ impl Iterator for ListedWalk<'_> {
             let path = frame.path.join(&**name);
             if *is_dir {
                 let rel = frame.rel.join(&**name);
-                if let Some(listing) = self.listing(&rel, &path) {
+                // One component, no link followed: the folder found by the listing or none.
+                let Ok(dir) = frame.dir.subdir(name) else {
+                    continue;
+                };
+                if let Some((listing, dir)) = self.listing(&rel, dir) {
                     self.stack.push(Frame {
+                        dir,
                         path,
                         rel,
                         listing,
@@ -333,7 +333,7 @@ impl Iterator for ListedWalk<'_> {
             if self.access.is_secret_path(&path) {
                 continue;
             }
-            return Some(path);
+            return Some((path, frame.dir.clone()));
         }
     }
 }
@@ -350,6 +350,13 @@ impl Drop for ListedWalk<'_> {
             *kept = Some(listings);
         }
     }
+}
+
+/// Whether the ignore files of a folder whose listing is unchanged are unchanged.
+fn rules_unchanged(rules: &Rules, dir: &OpenDir) -> bool {
+    let stamp = |name: &str| dir.entry_meta(OsStr::new(name)).ok().map(|m| m.stamp);
+    rules.files.iter().all(|(name, s)| stamp(name) == Some(*s))
+        && rules.exclude.is_none_or(|s| stamp(GIT_EXCLUDE) == s)
 }
 
 /// The ignore files of a folder, each name in it stat'ed with `stat`.

@@ -71,6 +71,22 @@ impl Access {
     }
 }
 
+impl Access {
+    /// Opens the walked file at `path`, which lies in `dir`, as [`Access::open_walked_in`]
+    /// does, and gives its length when that had to be asked anyway: a confined workspace
+    /// checks each file's links, an unconfined one asks nothing more.
+    pub fn open_walked_at(&self, dir: &OpenDir, path: &Path) -> io::Result<(File, Option<u64>)> {
+        if self.jail.is_some() {
+            let (file, meta) = self.open_walked_in(dir, path)?;
+            return Ok((file, Some(meta.len)));
+        }
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        Ok((dir.open_file(name)?, None))
+    }
+}
+
 impl OpenDir {
     /// The directory's entries, in the order the filesystem gives them, as
     /// [`Access::read_dir`] gives them.

@@ -15,10 +15,12 @@ use std::sync::{Mutex, mpsc};
 const MAX_WORKERS: usize = 8;
 /// Batches waiting for a worker.
 const QUEUE_LEN: usize = 8;
-/// Items in a full batch.
-const BATCH_LEN: usize = 16;
+/// Items in a full batch. Each batch costs a wake-up of a worker and of the walk, so a
+/// smaller one spends the time saved by a parallel search on hand-overs (measured on the
+/// limit-50 search of the benchmark: 16 → 64 cut its time by 8 %).
+const BATCH_LEN: usize = 64;
 /// The most batches walked past the first one whose results are not yet taken.
-const MAX_AHEAD: usize = 16;
+const MAX_AHEAD: usize = 8;
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,9 +102,10 @@ where
             match items.next() {
                 Some(item) => {
                     batch.push(item);
-                    // The first batches are small, so an answer found in the first items is
-                    // not held up filling a batch.
-                    if batch.len() < BATCH_LEN.min(sent + 1) {
+                    // The first batches are small (1, 2, 4, ... items), so an answer found in
+                    // the first items is not held up filling a batch; full ones keep the
+                    // hand-overs between threads few.
+                    if batch.len() < BATCH_LEN.min(1 << sent.min(16)) {
                         continue;
                     }
                 }

@@ -3,8 +3,9 @@
 //! a NUL byte are not text and are skipped whole. Files are searched in parallel and their
 //! matches put back in path order.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use grep_matcher::LineTerminator;
@@ -135,8 +136,8 @@ pub fn search(
     } else {
         None
     };
-    let walk: Box<dyn Iterator<Item = PathBuf>> = match listed {
-        Some(walk) => Box::new(walk),
+    let walk: Box<dyn Iterator<Item = (PathBuf, Option<Arc<OpenDir>>)>> = match listed {
+        Some(walk) => Box::new(walk.map(|(path, dir)| (path, Some(dir)))),
         None => Box::new(
             access
                 .sorted_walk(&target.path, None)
@@ -145,7 +146,7 @@ pub fn search(
                     entry.file_type().is_some_and(|t| t.is_file())
                         && !access.is_secret_path(entry.path())
                 })
-                .map(ignore::DirEntry::into_path),
+                .map(|entry| (entry.into_path(), None)),
         ),
     };
     let stop = AtomicBool::new(false);
@@ -161,7 +162,7 @@ pub fn search(
                     buf: Vec::new(),
                     folder: None,
                 };
-                move |path| worker.search(path)
+                move |(path, folder)| worker.search(path, folder)
             },
             |searched| {
                 ctx.tick(1, "files scanned");
@@ -228,23 +229,31 @@ struct Worker<'a> {
 }
 
 impl Worker<'_> {
-    /// Opens a walked file, relative to its folder's handle (kept from the previous file when
-    /// it lies in the same folder, as most files of a batch do), with its length.
-    fn open(&mut self, path: &Path) -> Option<(std::fs::File, u64)> {
-        let folder = path.parent()?;
-        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
+    /// Opens a walked file relative to its folder's handle: the one the walk gives, else the
+    /// one kept from the previous file when it lies in the same folder (as most files of a
+    /// batch do). Gives its length when it is known without asking (see
+    /// [`Access::open_walked_at`]).
+    fn open(
+        &mut self,
+        path: &Path,
+        folder: Option<Arc<OpenDir>>,
+    ) -> Option<(std::fs::File, Option<u64>)> {
+        if let Some(dir) = folder {
+            return self.access.open_walked_at(&dir, path).ok();
+        }
+        let parent = path.parent()?;
+        if self.folder.as_ref().is_none_or(|(open, _)| open != parent) {
             self.folder = None;
-            let dir = self.access.open_walked_dir(folder).ok()?;
-            self.folder = Some((folder.to_path_buf(), dir));
+            let dir = self.access.open_walked_dir(parent).ok()?;
+            self.folder = Some((parent.to_path_buf(), dir));
         }
         let (_, dir) = self.folder.as_ref()?;
-        let (file, meta) = self.access.open_walked_in(dir, path).ok()?;
-        Some((file, meta.len))
+        self.access.open_walked_at(dir, path).ok()
     }
 
     /// Searches one walked file for up to `options.limit` matching lines.
-    fn search(&mut self, path: PathBuf) -> Searched {
-        let Some((mut file, len)) = self.open(&path) else {
+    fn search(&mut self, path: PathBuf, folder: Option<Arc<OpenDir>>) -> Searched {
+        let Some((mut file, len)) = self.open(&path, folder) else {
             return Searched::Nothing;
         };
         let mut sink = Collect {
@@ -253,12 +262,12 @@ impl Worker<'_> {
             lines: Vec::new(),
             binary: false,
         };
-        if len <= SLICE_MAX {
+        let Ok(small) = read_small(&mut file, &mut self.buf, len) else {
+            return Searched::Nothing;
+        };
+        if let Some(filled) = small {
             // Read whole: one copy, and the NUL test covers the whole file at once. A file
             // with a byte-order mark is transcoded by the searcher, as a streamed one is.
-            let Ok(filled) = read_whole(&mut file, &mut self.buf, len) else {
-                return Searched::Nothing;
-            };
             let bytes = &self.buf[..filled];
             let has_bom = encoding_rs::Encoding::for_bom(bytes).is_some();
             if !has_bom && memchr::memchr(0, bytes).is_some() {
@@ -276,10 +285,11 @@ impl Worker<'_> {
                 self.buf = Vec::new();
             }
         } else {
-            if self
-                .searcher
-                .search_file(self.matcher, &file, &mut sink)
-                .is_err()
+            if file.seek(io::SeekFrom::Start(0)).is_err()
+                || self
+                    .searcher
+                    .search_file(self.matcher, &file, &mut sink)
+                    .is_err()
                 || sink.binary
             {
                 return Searched::Nothing;
@@ -300,26 +310,45 @@ impl Worker<'_> {
     }
 }
 
-/// Reads the rest of `file`, expected to be `len` bytes, into the front of `buf` (grown as
-/// needed, never shrunk or cleared, so a reused buffer costs nothing to prepare); returns how
-/// many bytes were read.
-fn read_whole(file: &mut std::fs::File, buf: &mut Vec<u8>, len: u64) -> io::Result<usize> {
-    let want = usize::try_from(len).unwrap_or(0) + 1;
-    if buf.len() < want {
-        buf.resize(want, 0);
+/// The first read of a file whose length is not known.
+const FIRST_READ: usize = 64 << 10;
+
+/// Reads `file` whole into the front of `buf` (grown as needed, never shrunk or cleared, so a
+/// reused buffer costs nothing to prepare) and returns how many bytes it holds; `None` when
+/// the file is longer than [`SLICE_MAX`] (read part-way or not at all). `len`, when known, is
+/// the file's length. A regular file reads short only at its end, so a file that fits the
+/// buffer costs one `read`; only one that fills it is asked its length.
+fn read_small(
+    file: &mut std::fs::File,
+    buf: &mut Vec<u8>,
+    len: Option<u64>,
+) -> io::Result<Option<usize>> {
+    let room = match len {
+        Some(len) if len > SLICE_MAX => return Ok(None),
+        Some(len) => usize::try_from(len).unwrap_or(0) + 1,
+        None => FIRST_READ,
+    };
+    if buf.len() < room {
+        buf.resize(room, 0);
     }
     let mut filled = 0;
     loop {
         if filled == buf.len() {
-            // The file grew: read on, growing the buffer.
-            buf.resize(buf.len() * 2 + 4096, 0);
+            let len = file.metadata()?.len();
+            if len > SLICE_MAX {
+                return Ok(None);
+            }
+            let room = (usize::try_from(len).unwrap_or(0) + 1).max(buf.len() + 4096);
+            buf.resize(room, 0);
         }
         match file.read(&mut buf[filled..]) {
-            Ok(0) => return Ok(filled),
-            // A regular file reads short only at its end: one call for a file that did not
-            // grow since its length was taken.
-            Ok(n) if filled + n < want => return Ok(filled + n),
-            Ok(n) => filled += n,
+            Ok(0) => return Ok(Some(filled)),
+            Ok(n) => {
+                filled += n;
+                if filled < buf.len() {
+                    return Ok(Some(filled));
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -484,6 +513,51 @@ mod tests {
             };
             assert_eq!(found.len(), 1, "limit {limit}");
             assert_eq!(found[0].path, "text.txt");
+        }
+    }
+
+    #[test]
+    fn files_of_every_size_are_searched_whole_with_or_without_their_length() {
+        // Unconfined, a file is read without asking its length; confined, its length is known.
+        // Either way: a file that fits the first read, one that must grow the buffer, one longer
+        // than a slice (streamed from its start), and an empty one.
+        let dir = tempfile::tempdir().unwrap();
+        let sizes = [
+            40usize,
+            FIRST_READ - 7,
+            FIRST_READ,
+            3 * FIRST_READ + 5,
+            5 << 20,
+        ];
+        for (i, size) in sizes.iter().enumerate() {
+            let mut bytes = b"needle first\n".to_vec();
+            bytes.resize(*size - b"needle last\n".len(), b'x');
+            bytes.extend_from_slice(b"\nneedle last\n");
+            std::fs::write(dir.path().join(format!("f{i}.txt")), &bytes).unwrap();
+        }
+        std::fs::write(dir.path().join("g_empty.txt"), "").unwrap();
+        let (jail, _) = crate::access::Jail::new(&crate::access::JailConfig {
+            roots: vec![dir.path().to_path_buf()],
+            ..Default::default()
+        })
+        .unwrap();
+        for access in [Access::new(dir.path()).unwrap(), Access::jailed(jail)] {
+            let root = access.resolve(".").unwrap();
+            let SearchOutcome::Matches(found) =
+                search(&access, &root, "^needle", &all(), &CallContext::default()).unwrap()
+            else {
+                panic!("not searched");
+            };
+            let got: Vec<(String, String)> = found
+                .iter()
+                .map(|m| (m.path.clone(), m.text.clone()))
+                .collect();
+            let mut want = Vec::new();
+            for i in 0..sizes.len() {
+                want.push((format!("f{i}.txt"), "needle first".to_string()));
+                want.push((format!("f{i}.txt"), "needle last".to_string()));
+            }
+            assert_eq!(got, want);
         }
     }
 }
