@@ -60,7 +60,7 @@ fn own(access: &Access, rel: &str) -> Vec<PathBuf> {
 fn listed(access: &Access, rel: &str) -> (Vec<PathBuf>, usize) {
     let root = access.root().join(rel);
     let mut walk = access.listed_walk(&root).expect("a folder under the root");
-    let files: Vec<PathBuf> = walk.by_ref().map(|(path, _)| path).collect();
+    let files: Vec<PathBuf> = walk.by_ref().map(|file| file.path()).collect();
     (files, walk.listed_anew())
 }
 
@@ -202,4 +202,29 @@ fn a_search_below_a_nested_repository_is_not_walked_on_listings() {
     assert!(access.listed_walk(&dir.path().join("sub")).is_none());
     assert!(access.listed_walk(&dir.path().join("a")).is_some());
     assert!(access.listed_walk(Path::new("/")).is_none());
+}
+
+#[test]
+fn a_tree_of_many_one_file_folders_holds_few_handles_and_loses_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..600 {
+        write(dir.path(), &format!("d{i:03}/f.txt"), "x");
+    }
+    let access = Access::new(dir.path()).unwrap();
+    let open_fds = || fs::read_dir("/proc/self/fd").unwrap().count();
+    let before = open_fds();
+    // Every file found is held (with its folder) at once, as a long queue of work would.
+    let held: Vec<_> = access.listed_walk(dir.path()).unwrap().collect();
+    let during = open_fds();
+    assert_eq!(held.len(), 600);
+    assert!(
+        during < before + 300,
+        "{} descriptors open while 600 folders are walked",
+        during - before
+    );
+    let paths: Vec<PathBuf> = held.iter().map(|f| f.path()).collect();
+    assert_eq!(paths, own(&access, ""));
+    // Files whose folder is not held open are still opened, by path.
+    assert!(held.iter().any(|f| f.dir().is_none()));
+    drop(held);
 }

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ignore::IncrementalIgnore;
@@ -42,6 +43,10 @@ use super::walkdir::{OpenDir, WalkKind};
 const RACY_WINDOW: Duration = Duration::from_secs(2);
 /// The most entries kept between walks (about 50 bytes each).
 const MAX_ENTRIES: usize = 250_000;
+/// The most folder handles a walk holds at once, counting those of files handed on but not
+/// yet opened; past it, folders are opened by path again as they are needed, so a tree of many
+/// folders of one file each cannot run the process out of file descriptors.
+const MAX_OPEN: usize = 128;
 /// The ignore files read in every folder, by the walk's rule (see `ignore.rs`).
 const RULE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 /// git's own folder, never entered, and its exclude file.
@@ -95,17 +100,64 @@ pub struct ListedWalk<'a> {
     now: Duration,
     /// Folders this walk listed anew.
     listed_anew: usize,
+    /// Folder handles open (see [`Folder`]).
+    open: Arc<AtomicUsize>,
 }
 
+/// A folder being walked.
 struct Frame {
-    /// The folder, open: its entries are opened relative to it.
-    dir: Arc<OpenDir>,
-    /// The folder as the walk spells it (under the walk's root).
-    path: PathBuf,
+    folder: Arc<Folder>,
     /// The folder relative to the working directory.
     rel: PathBuf,
-    listing: Arc<Listing>,
+    /// The index in its listing of the next entry to walk.
     next: usize,
+}
+
+/// A folder of a listed walk: its path, its listing and, while few are open, its handle, so
+/// that its files and subfolders are opened by name relative to it.
+pub struct Folder {
+    dir: Option<OpenDir>,
+    /// The folder as the walk spells it (under the walk's root).
+    path: PathBuf,
+    listing: Arc<Listing>,
+    /// Handles of this walk's folders still open (this one's included when it has one).
+    open: Arc<AtomicUsize>,
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        if self.dir.is_some() {
+            self.open.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A file found by a listed walk: an entry of its folder's listing.
+pub struct WalkedFile {
+    folder: Arc<Folder>,
+    index: usize,
+}
+
+impl WalkedFile {
+    /// The file's name.
+    pub fn name(&self) -> &OsStr {
+        &self.folder.listing.children[self.index].0
+    }
+
+    /// The file's path, spelled under the walk's root.
+    pub fn path(&self) -> PathBuf {
+        self.folder.path.join(self.name())
+    }
+
+    /// Its folder's path.
+    pub fn folder_path(&self) -> &Path {
+        &self.folder.path
+    }
+
+    /// Its folder, open, unless too many folders were open when it was walked.
+    pub fn dir(&self) -> Option<&OpenDir> {
+        self.folder.dir.as_ref()
+    }
 }
 
 impl Access {
@@ -140,6 +192,7 @@ impl Access {
             keep,
             now,
             listed_anew: 0,
+            open: Arc::default(),
         };
         // The rules of the folders between the working directory and `root` apply below it.
         let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
@@ -152,12 +205,11 @@ impl Access {
             walk.listings.rules.insert(folder.to_path_buf(), rules);
         }
         let dir = self.open_walked_dir(root).ok()?;
-        let (listing, dir) = walk.listing(&rel, dir)?;
+        let listing = walk.listing(&rel, &dir)?;
+        let folder = walk.folder(dir, root.to_path_buf(), listing);
         walk.stack.push(Frame {
-            dir,
-            path: root.to_path_buf(),
+            folder,
             rel,
-            listing,
             next: 0,
         });
         Some(walk)
@@ -185,7 +237,7 @@ impl ListedWalk<'_> {
 
     /// The listing of the folder `rel`, open as `dir`: the kept one when its stamps are
     /// unchanged, else a new one. `None` when it cannot be listed.
-    fn listing(&mut self, rel: &Path, dir: OpenDir) -> Option<(Arc<Listing>, Arc<OpenDir>)> {
+    fn listing(&mut self, rel: &Path, dir: &OpenDir) -> Option<Arc<Listing>> {
         let meta = dir.meta().ok()?;
         if !meta.is_dir {
             return None;
@@ -195,12 +247,27 @@ impl ListedWalk<'_> {
             && kept.stamp == meta.stamp
         {
             match self.listings.rules.get(rel) {
-                Some(rules) if rules_unchanged(rules, &dir) => return Some((kept, Arc::new(dir))),
+                Some(rules) if rules_unchanged(rules, dir) => return Some(kept),
                 _ => self.forget(),
             }
         }
-        let listing = self.list(rel, &dir, meta.stamp)?;
-        Some((listing, Arc::new(dir)))
+        self.list(rel, dir, meta.stamp)
+    }
+
+    /// A folder for the frame of `path`, holding its handle while few are held.
+    fn folder(&self, dir: OpenDir, path: PathBuf, listing: Arc<Listing>) -> Arc<Folder> {
+        let dir = (self.open.fetch_add(1, Ordering::Relaxed) < MAX_OPEN)
+            .then_some(dir)
+            .or_else(|| {
+                self.open.fetch_sub(1, Ordering::Relaxed);
+                None
+            });
+        Arc::new(Folder {
+            dir,
+            path,
+            listing,
+            open: self.open.clone(),
+        })
     }
 
     /// Lists the folder `rel` anew and applies the ignore rule to its entries.
@@ -301,39 +368,46 @@ impl ListedWalk<'_> {
 }
 
 impl Iterator for ListedWalk<'_> {
-    /// A file, and its folder open.
-    type Item = (PathBuf, Arc<OpenDir>);
+    type Item = WalkedFile;
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn next(&mut self) -> Option<WalkedFile> {
         loop {
             let frame = self.stack.last_mut()?;
-            let Some((name, is_dir)) = frame.listing.children.get(frame.next) else {
+            let index = frame.next;
+            let Some((name, is_dir)) = frame.folder.listing.children.get(index) else {
                 self.stack.pop();
                 continue;
             };
             frame.next += 1;
-            let path = frame.path.join(&**name);
             if *is_dir {
+                let path = frame.folder.path.join(&**name);
                 let rel = frame.rel.join(&**name);
                 // One component, no link followed: the folder found by the listing or none.
-                let Ok(dir) = frame.dir.subdir(name) else {
+                let dir = match &frame.folder.dir {
+                    Some(parent) => parent.subdir(name),
+                    None => self.access.open_walked_dir(&path),
+                };
+                let Ok(dir) = dir else {
                     continue;
                 };
-                if let Some((listing, dir)) = self.listing(&rel, dir) {
+                if let Some(listing) = self.listing(&rel, &dir) {
+                    let folder = self.folder(dir, path, listing);
                     self.stack.push(Frame {
-                        dir,
-                        path,
+                        folder,
                         rel,
-                        listing,
                         next: 0,
                     });
                 }
                 continue;
             }
-            if self.access.is_secret_path(&path) {
+            let file = WalkedFile {
+                folder: frame.folder.clone(),
+                index,
+            };
+            if self.access.jail().is_some() && self.access.is_secret_path(&file.path()) {
                 continue;
             }
-            return Some((path, frame.dir.clone()));
+            return Some(file);
         }
     }
 }

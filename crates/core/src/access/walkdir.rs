@@ -52,38 +52,17 @@ impl Access {
         })
     }
 
-    /// Opens the walked file at `path`, which lies in `dir` (opened for its folder), under the
-    /// rules of [`Access::open_walked`], and gives its metadata: its name is looked up in the
-    /// open folder instead of along the whole path.
-    pub fn open_walked_in(&self, dir: &OpenDir, path: &Path) -> io::Result<(File, fs::Meta)> {
-        if self.is_secret_path(path) {
-            return Err(io::Error::from(io::ErrorKind::PermissionDenied));
-        }
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    /// Opens the walked file `name` of `dir` (a walk has left out non-accessible paths), and
+    /// gives its length when that had to be asked anyway: a confined workspace checks each
+    /// file's links, an unconfined one asks nothing more.
+    pub fn open_walked_at(&self, dir: &OpenDir, name: &OsStr) -> io::Result<(File, Option<u64>)> {
         let file = dir.open_file(name)?;
+        if self.jail.is_none() {
+            return Ok((file, None));
+        }
         let meta = fs::Meta::from(rustix::fs::fstat(&file)?);
-        if self.jail.is_some() {
-            self.check_links(&meta)?;
-        }
-        Ok((file, meta))
-    }
-}
-
-impl Access {
-    /// Opens the walked file at `path`, which lies in `dir`, as [`Access::open_walked_in`]
-    /// does, and gives its length when that had to be asked anyway: a confined workspace
-    /// checks each file's links, an unconfined one asks nothing more.
-    pub fn open_walked_at(&self, dir: &OpenDir, path: &Path) -> io::Result<(File, Option<u64>)> {
-        if self.jail.is_some() {
-            let (file, meta) = self.open_walked_in(dir, path)?;
-            return Ok((file, Some(meta.len)));
-        }
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-        Ok((dir.open_file(name)?, None))
+        self.check_links(&meta)?;
+        Ok((file, Some(meta.len)))
     }
 }
 
@@ -131,9 +110,18 @@ impl OpenDir {
         })
     }
 
-    /// Opens the file `name` (one component) found in this directory for reading.
+    /// Opens the file `name` (one component) found in this directory for reading. A link is
+    /// not followed, and a FIFO put in the file's place does not block the open.
     pub fn open_file(&self, name: &OsStr) -> io::Result<File> {
-        fs::open_walked(Place::Beneath(&self.dir, one_component(name)?))
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::NONBLOCK;
+        let fd = rustix::fs::openat(
+            &self.dir,
+            one_component(name)?,
+            flags | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(File::from(fd))
     }
 }
 

@@ -5,7 +5,6 @@
 
 use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use grep_matcher::LineTerminator;
@@ -13,6 +12,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
 use super::ordered;
+use crate::access::listings::WalkedFile;
 use crate::access::walkdir::OpenDir;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -136,8 +136,8 @@ pub fn search(
     } else {
         None
     };
-    let walk: Box<dyn Iterator<Item = (PathBuf, Option<Arc<OpenDir>>)>> = match listed {
-        Some(walk) => Box::new(walk.map(|(path, dir)| (path, Some(dir)))),
+    let walk: Box<dyn Iterator<Item = Item>> = match listed {
+        Some(walk) => Box::new(walk.map(Item::Listed)),
         None => Box::new(
             access
                 .sorted_walk(&target.path, None)
@@ -146,7 +146,7 @@ pub fn search(
                     entry.file_type().is_some_and(|t| t.is_file())
                         && !access.is_secret_path(entry.path())
                 })
-                .map(|entry| (entry.into_path(), None)),
+                .map(|entry| Item::Walked(entry.into_path())),
         ),
     };
     let stop = AtomicBool::new(false);
@@ -162,7 +162,7 @@ pub fn search(
                     buf: Vec::new(),
                     folder: None,
                 };
-                move |(path, folder)| worker.search(path, folder)
+                move |item| worker.search(&item)
             },
             |searched| {
                 ctx.tick(1, "files scanned");
@@ -208,6 +208,23 @@ fn searcher() -> Searcher {
         .build()
 }
 
+/// A file to search, as a walk found it.
+enum Item {
+    /// By the walk on kept listings.
+    Listed(WalkedFile),
+    /// By the walk of its own.
+    Walked(PathBuf),
+}
+
+impl Item {
+    fn path(&self) -> PathBuf {
+        match self {
+            Item::Listed(file) => file.path(),
+            Item::Walked(path) => path.clone(),
+        }
+    }
+}
+
 /// What a worker found in one file.
 enum Searched {
     /// Not text, unreadable, or without a match.
@@ -233,27 +250,26 @@ impl Worker<'_> {
     /// one kept from the previous file when it lies in the same folder (as most files of a
     /// batch do). Gives its length when it is known without asking (see
     /// [`Access::open_walked_at`]).
-    fn open(
-        &mut self,
-        path: &Path,
-        folder: Option<Arc<OpenDir>>,
-    ) -> Option<(std::fs::File, Option<u64>)> {
-        if let Some(dir) = folder {
-            return self.access.open_walked_at(&dir, path).ok();
+    fn open(&mut self, item: &Item) -> Option<(std::fs::File, Option<u64>)> {
+        let (folder, name, dir) = match item {
+            Item::Listed(file) => (file.folder_path(), file.name(), file.dir()),
+            Item::Walked(path) => (path.parent()?, path.file_name()?, None),
+        };
+        if let Some(dir) = dir {
+            return self.access.open_walked_at(dir, name).ok();
         }
-        let parent = path.parent()?;
-        if self.folder.as_ref().is_none_or(|(open, _)| open != parent) {
+        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
             self.folder = None;
-            let dir = self.access.open_walked_dir(parent).ok()?;
-            self.folder = Some((parent.to_path_buf(), dir));
+            let dir = self.access.open_walked_dir(folder).ok()?;
+            self.folder = Some((folder.to_path_buf(), dir));
         }
         let (_, dir) = self.folder.as_ref()?;
-        self.access.open_walked_at(dir, path).ok()
+        self.access.open_walked_at(dir, name).ok()
     }
 
     /// Searches one walked file for up to `options.limit` matching lines.
-    fn search(&mut self, path: PathBuf, folder: Option<Arc<OpenDir>>) -> Searched {
-        let Some((mut file, len)) = self.open(&path, folder) else {
+    fn search(&mut self, item: &Item) -> Searched {
+        let Some((mut file, len)) = self.open(item) else {
             return Searched::Nothing;
         };
         let mut sink = Collect {
@@ -298,7 +314,7 @@ impl Worker<'_> {
             // makes the file binary.
             if !sink.lines.is_empty()
                 && sink.lines.len() == sink.want
-                && has_nul(self.access, &path)
+                && has_nul(self.access, &item.path())
             {
                 return Searched::Nothing;
             }
@@ -306,7 +322,7 @@ impl Worker<'_> {
         if sink.lines.is_empty() {
             return Searched::Nothing;
         }
-        Searched::Lines(path, sink.lines)
+        Searched::Lines(item.path(), sink.lines)
     }
 }
 
@@ -559,5 +575,24 @@ mod tests {
             }
             assert_eq!(got, want);
         }
+    }
+
+    #[test]
+    fn a_tree_of_more_folders_than_the_walk_holds_open_is_searched_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..600 {
+            let sub = dir.path().join(format!("d{i:03}"));
+            std::fs::create_dir(&sub).unwrap();
+            std::fs::write(sub.join("f.txt"), "needle\n").unwrap();
+        }
+        let access = Access::new(dir.path()).unwrap();
+        let root = access.resolve(".").unwrap();
+        let SearchOutcome::Matches(found) =
+            search(&access, &root, "needle", &all(), &CallContext::default()).unwrap()
+        else {
+            panic!("not searched");
+        };
+        assert_eq!(found.len(), 600);
+        assert_eq!(found[599].path, "d599/f.txt");
     }
 }
