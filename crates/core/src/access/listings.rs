@@ -28,6 +28,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,6 +48,8 @@ const MAX_ENTRIES: usize = 250_000;
 /// yet opened; past it, folders are opened by path again as they are needed, so a tree of many
 /// folders of one file each cannot run the process out of file descriptors.
 const MAX_OPEN: usize = 128;
+/// The most folders whose compiled rules one matcher holds.
+const MATCHER_FOLDERS: usize = 2048;
 /// The ignore files read in every folder, by the walk's rule (see `ignore.rs`).
 const RULE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 /// git's own folder, never entered, and its exclude file.
@@ -58,7 +61,8 @@ const GIT_EXCLUDE: &str = ".git/info/exclude";
 pub(crate) struct Listings {
     /// The ignore files above the working directory, and whether it is in a repository.
     context: Option<(Vec<Rules>, bool)>,
-    /// The ignore rule, anchored at the working directory, compiled folder by folder.
+    /// The ignore rule, anchored at the working directory, compiled folder by folder as a
+    /// walk needs it (not kept between walks).
     matcher: Option<IncrementalIgnore>,
     /// Listings by folder, relative to the working directory (`""` is the folder itself).
     listed: HashMap<PathBuf, Arc<Listing>>,
@@ -75,8 +79,25 @@ struct Listing {
     stamp: Stamp,
     /// The stamp was old enough when taken that a later change gives a different one.
     trusted: bool,
-    /// Each entry's name, and whether it is a folder.
-    children: Box<[(Box<OsStr>, bool)]>,
+    /// The entries' names, one after another.
+    names: Box<[u8]>,
+    /// Where each entry's name ends in `names`.
+    ends: Box<[u32]>,
+    /// Whether each entry is a folder.
+    is_dir: Box<[bool]>,
+}
+
+impl Listing {
+    /// Entry `i`: its name, and whether it is a folder.
+    fn entry(&self, i: usize) -> Option<(&OsStr, bool)> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize,
+        };
+        let name = OsStr::from_bytes(self.names.get(start..end)?);
+        Some((name, self.is_dir[i]))
+    }
 }
 
 /// The stamps of the ignore files present in one folder.
@@ -102,6 +123,8 @@ pub struct ListedWalk<'a> {
     listed_anew: usize,
     /// Folder handles open (see [`Folder`]).
     open: Arc<AtomicUsize>,
+    /// Folders filtered by the current matcher.
+    matched: usize,
 }
 
 /// A folder being walked.
@@ -141,7 +164,10 @@ pub struct WalkedFile {
 impl WalkedFile {
     /// The file's name.
     pub fn name(&self) -> &OsStr {
-        &self.folder.listing.children[self.index].0
+        self.folder
+            .listing
+            .entry(self.index)
+            .map_or(OsStr::new(""), |(name, _)| name)
     }
 
     /// The file's path, spelled under the walk's root.
@@ -193,6 +219,7 @@ impl Access {
             now,
             listed_anew: 0,
             open: Arc::default(),
+            matched: 0,
         };
         // The rules of the folders between the working directory and `root` apply below it.
         let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
@@ -302,23 +329,33 @@ impl ListedWalk<'_> {
             None => {}
         }
         note_racy(&rules, self.now, &mut self.keep);
-        if self.listings.rules.get(rel).is_some_and(|r| *r != rules) {
-            self.forget();
-        }
-        // After a reset, the rules of the folders above are recorded again before the new
-        // matcher loads them.
-        for folder in rel.ancestors().skip(1) {
-            if !self.listings.rules.contains_key(folder) {
-                let rules = self.rules_now(folder);
-                self.listings.rules.insert(folder.to_path_buf(), rules);
+        // A walk that keeps nothing needs no record of what its listings were made from.
+        if self.keep {
+            if self.listings.rules.get(rel).is_some_and(|r| *r != rules) {
+                self.forget();
             }
+            // After a reset, the rules of the folders above are recorded again, so that every
+            // kept listing has the stamps of all the rules it was filtered by.
+            for folder in rel.ancestors().skip(1) {
+                if !self.listings.rules.contains_key(folder) {
+                    let rules = self.rules_now(folder);
+                    self.listings.rules.insert(folder.to_path_buf(), rules);
+                }
+            }
+            self.listings.rules.insert(rel.to_path_buf(), rules);
         }
-        self.listings.rules.insert(rel.to_path_buf(), rules);
+        // The matcher keeps the compiled rules of every folder it has seen; a new one reloads
+        // just those of the folders above the next one, so memory stays flat on any tree.
+        self.matched += 1;
+        if self.matched > MATCHER_FOLDERS {
+            self.matched = 1;
+            self.listings.matcher = None;
+        }
         let matcher = match &mut self.listings.matcher {
             Some(m) => m,
             slot => slot.insert(self.access.matcher(self.listings.context.as_ref()?.1)?),
         };
-        let mut children = Vec::with_capacity(entries.len());
+        let (mut names, mut ends, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
         for (name, kind) in entries {
             if kind == WalkKind::Other || name == GIT_DIR {
                 continue;
@@ -327,16 +364,26 @@ impl ListedWalk<'_> {
             if matcher.matched(rel.join(&name), is_dir).is_ignore() {
                 continue;
             }
-            children.push((name.into_boxed_os_str(), is_dir));
+            names.extend_from_slice(name.as_bytes());
+            ends.push(u32::try_from(names.len()).ok()?);
+            dirs.push(is_dir);
         }
         let listing = Arc::new(Listing {
             stamp,
             trusted: !is_racy(&stamp, self.now),
-            children: children.into_boxed_slice(),
+            names: names.into_boxed_slice(),
+            ends: ends.into_boxed_slice(),
+            is_dir: dirs.into_boxed_slice(),
         });
-        self.listings.entries += listing.children.len();
-        if self.listings.entries > MAX_ENTRIES {
+        self.listings.entries += listing.ends.len();
+        if self.keep && self.listings.entries > MAX_ENTRIES {
+            // Too many to keep: drop what is kept now rather than at the walk's end.
             self.keep = false;
+            let context = self.listings.context.take();
+            let matcher = self.listings.matcher.take();
+            *self.listings = Listings::default();
+            self.listings.context = context;
+            self.listings.matcher = matcher;
         }
         if self.keep {
             let old = self
@@ -344,7 +391,7 @@ impl ListedWalk<'_> {
                 .listed
                 .insert(rel.to_path_buf(), listing.clone());
             if let Some(old) = old {
-                self.listings.entries -= old.children.len();
+                self.listings.entries -= old.ends.len();
             }
         }
         Some(listing)
@@ -374,14 +421,14 @@ impl Iterator for ListedWalk<'_> {
         loop {
             let frame = self.stack.last_mut()?;
             let index = frame.next;
-            let Some((name, is_dir)) = frame.folder.listing.children.get(index) else {
+            let Some((name, is_dir)) = frame.folder.listing.entry(index) else {
                 self.stack.pop();
                 continue;
             };
             frame.next += 1;
-            if *is_dir {
-                let path = frame.folder.path.join(&**name);
-                let rel = frame.rel.join(&**name);
+            if is_dir {
+                let path = frame.folder.path.join(name);
+                let rel = frame.rel.join(name);
                 // One component, no link followed: the folder found by the listing or none.
                 let dir = match &frame.folder.dir {
                     Some(parent) => parent.subdir(name),
@@ -417,7 +464,10 @@ impl Drop for ListedWalk<'_> {
         if !self.keep {
             return;
         }
-        let listings = std::mem::take(&mut self.listings);
+        let mut listings = std::mem::take(&mut self.listings);
+        // The compiled rules are not kept: they cost more memory than the listings, and a
+        // later walk needs them only for the folders that changed.
+        listings.matcher = None;
         if let Ok(mut kept) = self.access.listings.lock()
             && kept.is_none()
         {
