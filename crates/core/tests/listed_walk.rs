@@ -228,3 +228,18 @@ fn a_tree_of_many_one_file_folders_holds_few_handles_and_loses_no_file() {
     assert!(held.iter().any(|f| f.dir().is_none()));
     drop(held);
 }
+
+#[test]
+fn a_worktree_whose_rules_live_elsewhere_keeps_no_listings() {
+    // A `.git` file points to rules (`info/exclude`) in another repository's folder, which no
+    // stamp of the walk reaches: every walk lists anew.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".git", "gitdir: /nowhere/.git/worktrees/w\n");
+    write(dir.path(), "a/f.txt", "x");
+    let access = Access::new(dir.path()).unwrap();
+    std::thread::sleep(PAST_RACY);
+    assert_eq!(listed(&access, "").0, own(&access, ""));
+    let (files, anew) = listed(&access, "");
+    assert_eq!(files, own(&access, ""));
+    assert!(anew > 0, "listings were kept");
+}

@@ -194,22 +194,11 @@ pub(crate) fn entry_metadata(dir: &Dir, name: &std::ffi::OsStr) -> io::Result<Me
     Ok(meta)
 }
 
-/// The stamp of `place` itself (a final link not followed), in one system call; `None` when
-/// it cannot be stat'ed. Components before the last are looked up as the kernel finds them:
-/// for comparing stamps, not for deciding what may be opened.
-pub fn stamp_no_follow(place: Place<'_>) -> Option<Stamp> {
-    let st = match place {
-        Place::Ambient(p) => rustix::fs::lstat(p),
-        Place::Beneath(dir, rel) => {
-            rustix::fs::statat(dir, Place::rel(rel), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-        }
-    };
-    st.ok().map(|st| Meta::from(st).stamp)
-}
-
-/// The stamp of the path `path` itself, outside any confinement (as [`stamp_no_follow`]).
-pub fn stamp_ambient(path: &Path) -> Option<Stamp> {
-    stamp_no_follow(Place::Ambient(path))
+/// The metadata of the file at `path` (links followed, as a reader of it follows them), outside
+/// any confinement: for comparing stamps, not for deciding what may be opened. `None` when it
+/// cannot be stat'ed.
+pub fn meta_ambient(path: &Path) -> Option<Meta> {
+    rustix::fs::stat(path).ok().map(Meta::from)
 }
 
 /// Metadata of `place`, following symbolic links.

@@ -4,8 +4,9 @@
 //! rule to each entry, and an agent searches the same tree again and again while few folders
 //! change in between. So a folder's listing, after the ignore rule, is kept with the folder's
 //! stamp (identity, size, change times) and the stamps of the ignore files that shaped it. The
-//! next walk asks each folder it enters for its stamp (one `statx`) and for those of its
-//! ignore files, and lists it again only when one of them differs.
+//! next walk opens each folder from its parent's handle as before, asks the open folder for its
+//! stamp (one `fstat`) and its ignore files for theirs, and lists the folder again only when
+//! one of them differs.
 //!
 //! What makes a kept listing safe to reuse:
 //! - An entry added, removed or renamed in a folder gives the folder a new change time, and a
@@ -42,7 +43,9 @@ use super::walkdir::{OpenDir, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
-/// The most entries kept between walks (about 50 bytes each).
+/// The most entries kept between walks (each costs its name and five bytes, each folder a few
+/// hundred bytes more; a server that searched the whole kernel, 83,000 entries, holds about
+/// 7 MB more than one that did not).
 const MAX_ENTRIES: usize = 250_000;
 /// The most folder handles a walk holds at once, counting those of files handed on but not
 /// yet opened; past it, folders are opened by path again as they are needed, so a tree of many
@@ -107,6 +110,8 @@ struct Rules {
     files: Vec<(&'static str, Stamp)>,
     /// With `.git` present: the stamp of `.git/info/exclude` (`None`: absent).
     exclude: Option<Option<Stamp>>,
+    /// `.git` is a file (a worktree or submodule): its rules live elsewhere, unstamped.
+    git_file: bool,
 }
 
 /// The walk of [`Access::listed_walk`]: the files under a folder in path order, as
@@ -248,7 +253,7 @@ impl Access {
             .ancestors()
             .skip(1)
             .map(|folder| {
-                let rules = rules_at(|name| fs::stamp_ambient(&folder.join(name)));
+                let rules = rules_at(|name| fs::meta_ambient(&folder.join(name)));
                 note_racy(&rules, now, keep);
                 rules
             })
@@ -304,9 +309,9 @@ impl ListedWalk<'_> {
         entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
         let has = |name: &str| {
             entries
-                .iter()
-                .find(|(n, _)| n.as_os_str() == name)
-                .map(|(_, k)| *k)
+                .binary_search_by(|(n, _)| n.as_encoded_bytes().cmp(name.as_bytes()))
+                .ok()
+                .map(|i| entries[i].1)
         };
         let mut rules = Rules::default();
         for name in RULE_FILES {
@@ -324,8 +329,7 @@ impl ListedWalk<'_> {
                         .map(|m| m.stamp),
                 );
             }
-            // A worktree's or submodule's `.git` file names rules kept elsewhere.
-            Some(_) => self.keep = false,
+            Some(_) => rules.git_file = true,
             None => {}
         }
         note_racy(&rules, self.now, &mut self.keep);
@@ -375,6 +379,11 @@ impl ListedWalk<'_> {
             ends: ends.into_boxed_slice(),
             is_dir: dirs.into_boxed_slice(),
         });
+        if self.keep
+            && let Some(old) = self.listings.listed.remove(rel)
+        {
+            self.listings.entries -= old.ends.len();
+        }
         self.listings.entries += listing.ends.len();
         if self.keep && self.listings.entries > MAX_ENTRIES {
             // Too many to keep: drop what is kept now rather than at the walk's end.
@@ -386,22 +395,21 @@ impl ListedWalk<'_> {
             self.listings.matcher = matcher;
         }
         if self.keep {
-            let old = self
-                .listings
+            self.listings
                 .listed
                 .insert(rel.to_path_buf(), listing.clone());
-            if let Some(old) = old {
-                self.listings.entries -= old.ends.len();
-            }
         }
         Some(listing)
     }
 
-    /// The ignore files of the folder `rel` as they are now (every name stat'ed).
+    /// The ignore files of the folder `rel` as they are now (every name stat'ed, as
+    /// [`ListedWalk::list`] stats them). A folder that cannot be opened keeps nothing.
     fn rules_now(&mut self, rel: &Path) -> Rules {
-        let path = self.access.root().join(rel);
-        let access = self.access;
-        let rules = rules_at(|name| access.stamp_no_follow(&path.join(name)));
+        let Ok(dir) = self.access.open_walked_dir(&self.access.root().join(rel)) else {
+            self.keep = false;
+            return Rules::default();
+        };
+        let rules = rules_at(|name| dir.entry_meta(OsStr::new(name)).ok());
         note_racy(&rules, self.now, &mut self.keep);
         rules
     }
@@ -484,21 +492,27 @@ fn rules_unchanged(rules: &Rules, dir: &OpenDir) -> bool {
 }
 
 /// The ignore files of a folder, each name in it stat'ed with `stat`.
-fn rules_at(stat: impl Fn(&str) -> Option<Stamp>) -> Rules {
+fn rules_at(stat: impl Fn(&str) -> Option<fs::Meta>) -> Rules {
     let mut rules = Rules::default();
     for name in RULE_FILES {
-        if let Some(s) = stat(name) {
-            rules.files.push((name, s));
+        if let Some(m) = stat(name) {
+            rules.files.push((name, m.stamp));
         }
     }
-    if stat(GIT_DIR).is_some() {
-        rules.exclude = Some(stat(GIT_EXCLUDE));
+    match stat(GIT_DIR) {
+        Some(m) if m.is_dir => rules.exclude = Some(stat(GIT_EXCLUDE).map(|m| m.stamp)),
+        Some(_) => rules.git_file = true,
+        None => {}
     }
     rules
 }
 
-/// Notes in `keep` whether any stamp of `rules` is too recent to vouch for its file later.
+/// Notes in `keep` whether `rules` cannot vouch for their files later: a stamp too recent, or
+/// rules kept where no stamp here reaches.
 fn note_racy(rules: &Rules, now: Duration, keep: &mut bool) {
+    if rules.git_file {
+        *keep = false;
+    }
     let stamps = rules
         .files
         .iter()

@@ -249,11 +249,6 @@ impl Access {
         }
     }
 
-    /// The stamp of the walked path `path` itself (see [`fs::stamp_no_follow`]).
-    pub(crate) fn stamp_no_follow(&self, path: &Path) -> Option<fs::Stamp> {
-        fs::stamp_no_follow(self.place_of(path))
-    }
-
     /// Whether a path found by a walk is non-accessible (always `false` without a jail).
     pub fn is_secret_path(&self, path: &Path) -> bool {
         match &self.jail {
