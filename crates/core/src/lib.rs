@@ -311,7 +311,12 @@ impl Workspace {
         if !self.is_quick(name, &args) {
             return Err(args);
         }
-        match self.attempt(name, args.clone(), ctx) {
+        // A quick call never waits for another writer's lock where requests are read: it
+        // gives up as a clean conflict and runs again on the blocking pool, which waits.
+        access::fs::set_impatient(true);
+        let attempt = self.attempt(name, args.clone(), ctx);
+        access::fs::set_impatient(false);
+        match attempt {
             Ok((output, true)) if !ctx.is_cancelled() => {
                 drop(output);
                 Err(args)

@@ -160,3 +160,47 @@ fn a_call_that_is_not_quick_gets_its_arguments_back_untouched() {
         big
     );
 }
+
+#[test]
+fn a_quick_write_to_a_file_another_writer_holds_is_handed_back_not_waited_for() {
+    // Where requests are read, waiting for another writer would stall the whole session: the
+    // call comes back untouched (for the blocking pool, which waits) and nothing is written.
+    let (dir, ws) = workspace(Profile::Gg);
+    let ctx = CallContext::default();
+    let path = dir.path().join("small.txt");
+    let other = std::fs::File::open(&path).unwrap();
+    rustix::fs::flock(&other, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    let write = json!({"path": "small.txt", "content": "new\n"});
+    let started = std::time::Instant::now();
+    let back = ws
+        .call_if_quick("write_file", write.clone(), &ctx)
+        .unwrap_err();
+    assert_eq!(back, write);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "waited {:?} for the other writer",
+        started.elapsed()
+    );
+    let edit = json!({"path": "small.txt", "old_string": "two", "new_string": "2"});
+    assert_eq!(
+        ws.call_if_quick("edit_file", edit.clone(), &ctx)
+            .unwrap_err(),
+        edit
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\nthree\n");
+    // The ordinary path waits for the lock and then writes.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(other);
+    });
+    let out = ws.call_with("edit_file", edit, &ctx).unwrap();
+    assert!(!out.is_error, "{}", out.text_content());
+    release.join().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\n2\nthree\n");
+    // With the lock free again, a quick call answers inline.
+    let out = ws
+        .call_if_quick("write_file", write, &ctx)
+        .unwrap()
+        .unwrap();
+    assert!(!out.is_error, "{}", out.text_content());
+}

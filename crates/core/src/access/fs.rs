@@ -565,6 +565,18 @@ thread_local! {
     static CALL_WRITES: std::cell::Cell<(u32, bool)> = const { std::cell::Cell::new((0, false)) };
 }
 
+thread_local! {
+    /// A call on this thread must not wait for another writer's lock (it runs where requests
+    /// are read, and can be run again elsewhere).
+    static IMPATIENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes the writes of calls on this thread give up at once, as a clean conflict, when another
+/// writer holds the file (`true`), or wait for it as usual (`false`).
+pub(crate) fn set_impatient(on: bool) {
+    IMPATIENT.with(|c| c.set(on));
+}
+
 /// Starts counting the writes of a call made on this thread.
 pub(crate) fn begin_call() {
     CALL_WRITES.with(|c| c.set((0, false)));
@@ -1024,6 +1036,14 @@ fn wait_for_lock(file: &File) -> io::Result<bool> {
             Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {}
             Err(rustix::io::Errno::NOLCK) | Err(rustix::io::Errno::OPNOTSUPP) => return Ok(false),
             Err(e) => return Err(e.into()),
+        }
+        if IMPATIENT.with(std::cell::Cell::get) {
+            // Nothing is written yet: the call can run again where waiting is allowed.
+            note_write(true);
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "another writer holds the file; try again",
+            ));
         }
         if started.elapsed() > LOCK_PATIENCE {
             return Err(io::Error::new(
