@@ -350,8 +350,14 @@ fn read_small(
     let mut filled = 0;
     loop {
         if filled == buf.len() {
-            let len = file.metadata()?.len();
-            if len > SLICE_MAX {
+            let meta = file.metadata()?;
+            // Only a regular file has an end to read to (the walk saw one; a device put in its
+            // place since is not read on).
+            if !meta.is_file() {
+                return Err(io::Error::from(io::ErrorKind::InvalidInput));
+            }
+            let len = meta.len();
+            if len > SLICE_MAX || filled as u64 > SLICE_MAX {
                 return Ok(None);
             }
             let room = (usize::try_from(len).unwrap_or(0) + 1).max(buf.len() + 4096);
