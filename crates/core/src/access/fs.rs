@@ -324,6 +324,28 @@ pub fn read_all(place: Place<'_>) -> io::Result<(Vec<u8>, Meta)> {
     Ok((buf, meta))
 }
 
+/// Reads `file` into `buf` until it is full or the file ends; how many bytes were read. A
+/// regular file reads short only at its end, so a short read ends it too: one `read` for a
+/// file that fits.
+pub fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match io::Read::read(file, &mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                // A short read of a regular file is its end.
+                if filled < buf.len() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
 /// Reads the rest of `file`, opened by [`open_regular`] with `meta`.
 pub fn read_open(file: File, meta: &Meta) -> io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));

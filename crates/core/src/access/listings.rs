@@ -305,8 +305,7 @@ impl ListedWalk<'_> {
     /// Lists the folder `rel` anew and applies the ignore rule to its entries.
     fn list(&mut self, rel: &Path, dir: &OpenDir, stamp: Stamp) -> Option<Arc<Listing>> {
         self.listed_anew += 1;
-        let mut entries = dir.kinds().ok()?;
-        entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+        let entries = dir.sorted_kinds().ok()?;
         let has = |name: &str| {
             entries
                 .binary_search_by(|(n, _)| n.as_encoded_bytes().cmp(name.as_bytes()))

@@ -305,7 +305,7 @@ impl Access {
     /// neither read nor written in place, because the jail cannot know its other names: one
     /// may lie outside every root, or match the non-accessible patterns. (Atomic replacement
     /// never writes through a link: it gives the name a new file.)
-    fn check_links(&self, meta: &Meta) -> std::io::Result<()> {
+    pub(crate) fn check_links(&self, meta: &Meta) -> std::io::Result<()> {
         if self.jail.is_some() && meta.is_file && meta.nlink > 1 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,

@@ -92,6 +92,14 @@ impl OpenDir {
         Ok(out)
     }
 
+    /// [`OpenDir::kinds`] in byte order of the names, so that a depth-first walk is in path
+    /// order.
+    pub fn sorted_kinds(&self) -> io::Result<Vec<(std::ffi::OsString, WalkKind)>> {
+        let mut entries = self.kinds()?;
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(entries)
+    }
+
     /// The directory's own metadata.
     pub fn meta(&self) -> io::Result<fs::Meta> {
         Ok(fs::Meta::from(rustix::fs::fstat(&self.dir)?))

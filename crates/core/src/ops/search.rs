@@ -3,8 +3,8 @@
 //! a NUL byte are not text and are skipped whole. Files are searched in parallel and their
 //! matches put back in path order.
 
-use std::io::{self, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::io::{self, Seek};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use grep_matcher::LineTerminator;
@@ -14,7 +14,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch}
 use super::ordered;
 use crate::access::listings::WalkedFile;
 use crate::access::walkdir::OpenDir;
-use crate::access::{Access, Resolved};
+use crate::access::{Access, Resolved, fs};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::surface::CallContext;
 use crate::text::lines;
@@ -314,7 +314,7 @@ impl Worker<'_> {
             // makes the file binary.
             if !sink.lines.is_empty()
                 && sink.lines.len() == sink.want
-                && has_nul(self.access, &item.path())
+                && has_nul(&mut file, &mut self.buf)
             {
                 return Searched::Nothing;
             }
@@ -363,16 +363,9 @@ fn read_small(
             let room = (usize::try_from(len).unwrap_or(0) + 1).max(buf.len() + 4096);
             buf.resize(room, 0);
         }
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => return Ok(Some(filled)),
-            Ok(n) => {
-                filled += n;
-                if filled < buf.len() {
-                    return Ok(Some(filled));
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        filled += fs::read_full(file, &mut buf[filled..])?;
+        if filled < buf.len() {
+            return Ok(Some(filled));
         }
     }
 }
@@ -403,21 +396,20 @@ impl Sink for Collect {
     }
 }
 
-/// Whether the file at `path` holds a NUL byte anywhere.
-fn has_nul(access: &Access, path: &Path) -> bool {
-    let Ok(mut file) = access.open_walked(path) else {
+/// Whether `file`, read again from its start, holds a NUL byte (an unreadable file counts as
+/// holding one). `buf` is scratch space.
+fn has_nul(file: &mut std::fs::File, buf: &mut Vec<u8>) -> bool {
+    if file.seek(io::SeekFrom::Start(0)).is_err() {
         return true;
-    };
-    let mut buf = vec![0u8; 64 * 1024];
+    }
+    if buf.len() < FIRST_READ {
+        buf.resize(FIRST_READ, 0);
+    }
     loop {
-        match file.read(&mut buf) {
-            Ok(0) => return false,
-            Ok(n) => {
-                if memchr::memchr(0, &buf[..n]).is_some() {
-                    return true;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+        match fs::read_full(file, buf) {
+            Ok(n) if memchr::memchr(0, &buf[..n]).is_some() => return true,
+            Ok(n) if n < buf.len() => return false,
+            Ok(_) => {}
             Err(_) => return true,
         }
     }
@@ -520,6 +512,11 @@ mod tests {
         bytes.extend_from_slice(&vec![b'x'; 200_000]);
         bytes.push(0);
         std::fs::write(dir.path().join("bin.dat"), &bytes).unwrap();
+        // One longer than a slice is streamed; the NUL lies far past the matches it needs.
+        let mut big = b"needle\n".repeat(10);
+        big.resize(SLICE_MAX as usize + (1 << 20), b'x');
+        big.push(0);
+        std::fs::write(dir.path().join("big.dat"), &big).unwrap();
         std::fs::write(dir.path().join("text.txt"), "needle\n").unwrap();
         let access = Access::new(dir.path()).unwrap();
         let root = access.resolve(".").unwrap();

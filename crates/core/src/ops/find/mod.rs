@@ -43,7 +43,7 @@ use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::ordered;
-use crate::access::{Access, Resolved};
+use crate::access::{Access, Resolved, fs};
 use crate::error::{Result, ToolError};
 use crate::surface::CallContext;
 
@@ -302,10 +302,9 @@ impl FileSearch<'_> {
             _ => self.access.open_walked(&task.path).ok()?,
         };
         let meta = crate::access::Meta::from(rustix::fs::fstat(&file).ok()?);
-        let confined = self.access.jail().is_some();
         if !meta.is_file
             || meta.len > self.finder.options.max_read_bytes
-            || (confined && meta.nlink > 1)
+            || self.access.check_links(&meta).is_err()
         {
             return None;
         }
@@ -321,7 +320,7 @@ fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> 
     let want = usize::try_from(len.min(max)).unwrap_or(0).saturating_add(1);
     buf.clear();
     buf.resize(want, 0);
-    let Ok(n) = read_full(&mut file, buf) else {
+    let Ok(n) = fs::read_full(&mut file, buf) else {
         return false;
     };
     buf.truncate(n);
@@ -333,26 +332,6 @@ fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> 
         }
     }
     u64::try_from(buf.len()).is_ok_and(|n| n <= max) && memchr::memchr(0, buf).is_none()
-}
-
-/// Reads into `buf` until it is full or the file ends; how many bytes were read.
-fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => {
-                filled += n;
-                // A short read of a regular file is its end.
-                if filled < buf.len() {
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 impl Finder {
@@ -375,7 +354,7 @@ impl Finder {
         loop {
             let start = buf.len();
             buf.resize(start + BLOCK, 0);
-            let Ok(n) = read_full(&mut file, &mut buf[start..]) else {
+            let Ok(n) = fs::read_full(&mut file, &mut buf[start..]) else {
                 lines.clear();
                 return;
             };

@@ -77,7 +77,7 @@ impl<'a> Walk<'a> {
         call: &'a CallContext,
     ) -> std::io::Result<Walk<'a>> {
         let root = access.open_dir(target)?;
-        let entries = sorted(&root)?;
+        let entries = root.sorted_kinds()?;
         Ok(Walk {
             finder,
             access,
@@ -110,7 +110,7 @@ impl<'a> Walk<'a> {
                 .ok()
                 .and_then(|dir| access.open_dir(&dir).ok())?,
         };
-        let entries = sorted(&dir).ok()?;
+        let entries = dir.sorted_kinds().ok()?;
         Some(Level {
             path,
             dir: Some(Arc::new(dir)),
@@ -159,14 +159,6 @@ impl Iterator for Walk<'_> {
             }
         }
     }
-}
-
-/// The files and directories of `dir`, sorted by name (links and special files are kept as
-/// `Other` and skipped by the walk).
-fn sorted(dir: &OpenDir) -> std::io::Result<Vec<(OsString, WalkKind)>> {
-    let mut entries = dir.kinds()?;
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok(entries)
 }
 
 /// The path below its containing root (the path itself when it lies under none).
