@@ -32,14 +32,13 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ignore::IncrementalIgnore;
 
 use super::Access;
 use super::fs::{self, Stamp};
-use super::walkdir::{OpenDir, WalkKind};
+use super::walkdir::{HandleBudget, HeldDir, OpenDir, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
@@ -48,8 +47,9 @@ const RACY_WINDOW: Duration = Duration::from_secs(2);
 /// 7 MB more than one that did not).
 const MAX_ENTRIES: usize = 250_000;
 /// The most folder handles a walk holds at once, counting those of files handed on but not
-/// yet opened; past it, folders are opened by path again as they are needed, so a tree of many
-/// folders of one file each cannot run the process out of file descriptors.
+/// yet opened (fewer under a low descriptor limit, see [`HandleBudget`]); past it, folders are
+/// opened by path again as they are needed, so a tree of many folders of one file each cannot
+/// run the process out of file descriptors.
 const MAX_OPEN: usize = 128;
 /// The most folders whose compiled rules one matcher holds.
 const MATCHER_FOLDERS: usize = 2048;
@@ -126,8 +126,8 @@ pub struct ListedWalk<'a> {
     now: Duration,
     /// Folders this walk listed anew.
     listed_anew: usize,
-    /// Folder handles open (see [`Folder`]).
-    open: Arc<AtomicUsize>,
+    /// The folder handles this walk holds (see [`Folder`]).
+    handles: HandleBudget,
     /// Folders filtered by the current matcher.
     matched: usize,
 }
@@ -144,20 +144,10 @@ struct Frame {
 /// A folder of a listed walk: its path, its listing and, while few are open, its handle, so
 /// that its files and subfolders are opened by name relative to it.
 pub struct Folder {
-    dir: Option<OpenDir>,
+    dir: Option<HeldDir>,
     /// The folder as the walk spells it (under the walk's root).
     path: PathBuf,
     listing: Arc<Listing>,
-    /// Handles of this walk's folders still open (this one's included when it has one).
-    open: Arc<AtomicUsize>,
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        if self.dir.is_some() {
-            self.open.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
 }
 
 /// A file found by a listed walk: an entry of its folder's listing.
@@ -187,7 +177,7 @@ impl WalkedFile {
 
     /// Its folder, open, unless too many folders were open when it was walked.
     pub fn dir(&self) -> Option<&OpenDir> {
-        self.folder.dir.as_ref()
+        self.folder.dir.as_deref()
     }
 }
 
@@ -223,7 +213,7 @@ impl Access {
             keep,
             now,
             listed_anew: 0,
-            open: Arc::default(),
+            handles: HandleBudget::new(MAX_OPEN),
             matched: 0,
         };
         // The rules of the folders between the working directory and `root` apply below it.
@@ -288,17 +278,10 @@ impl ListedWalk<'_> {
 
     /// A folder for the frame of `path`, holding its handle while few are held.
     fn folder(&self, dir: OpenDir, path: PathBuf, listing: Arc<Listing>) -> Arc<Folder> {
-        let dir = (self.open.fetch_add(1, Ordering::Relaxed) < MAX_OPEN)
-            .then_some(dir)
-            .or_else(|| {
-                self.open.fetch_sub(1, Ordering::Relaxed);
-                None
-            });
         Arc::new(Folder {
-            dir,
+            dir: self.handles.hold(dir),
             path,
             listing,
-            open: self.open.clone(),
         })
     }
 

@@ -481,7 +481,7 @@ impl Access {
         if self.is_secret_path(path) {
             return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         }
-        let file = fs::open_walked(self.place_of(path))?;
+        let file = walkdir::patiently(|| fs::open_walked(self.place_of(path)))?;
         if self.jail.is_some() {
             self.check_links(&Meta::from(file.metadata()?))?;
         }

@@ -8,10 +8,14 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use cap_fs_ext::DirExt as _;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
+use rustix::io::Errno;
 
 use super::fs::{self, DirEntry, Place};
 use super::{Access, Resolved};
@@ -33,14 +37,92 @@ pub struct OpenDir {
     dir: Dir,
 }
 
+/// The folder handles one walk may hold at once, its files handed on but not yet searched
+/// included: at most `most`, and at most an eighth of the descriptors the process may open
+/// (at least 4), so that a tree of many one-file folders, or a low `ulimit -n`, cannot run the
+/// process out of descriptors. Past the cap a folder's files are opened by path.
+#[derive(Clone, Debug)]
+pub struct HandleBudget {
+    open: Arc<AtomicUsize>,
+    cap: usize,
+}
+
+impl HandleBudget {
+    /// A budget of at most `most` handles, less under a low descriptor limit.
+    pub fn new(most: usize) -> HandleBudget {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+        let share = limit.map_or(usize::MAX, |n| usize::try_from(n / 8).unwrap_or(usize::MAX));
+        HandleBudget {
+            open: Arc::default(),
+            cap: most.min(share.max(4)),
+        }
+    }
+
+    /// `dir`, held and counted, while fewer than the cap are held; else `None` (it is closed).
+    pub fn hold(&self, dir: OpenDir) -> Option<HeldDir> {
+        if self.open.fetch_add(1, Ordering::Relaxed) < self.cap {
+            Some(HeldDir {
+                dir,
+                open: Arc::clone(&self.open),
+            })
+        } else {
+            self.open.fetch_sub(1, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
+/// A folder handle counted against its walk's [`HandleBudget`] until it is dropped.
+#[derive(Debug)]
+pub struct HeldDir {
+    dir: OpenDir,
+    open: Arc<AtomicUsize>,
+}
+
+impl std::ops::Deref for HeldDir {
+    type Target = OpenDir;
+
+    fn deref(&self) -> &OpenDir {
+        &self.dir
+    }
+}
+
+impl Drop for HeldDir {
+    fn drop(&mut self) {
+        self.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Runs `open` again while it fails for want of a file descriptor (`EMFILE`, `ENFILE`), for up
+/// to about a second: the walk's workers, or other calls, close theirs meanwhile. A file or
+/// folder a walk cannot open is left out of its answer, so a passing shortage must not be
+/// taken for an unreadable one.
+pub(super) fn patiently<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut pause = Duration::from_millis(1);
+    let mut waited = Duration::ZERO;
+    loop {
+        match open() {
+            Err(e)
+                if matches!(Errno::from_io_error(&e), Some(Errno::MFILE | Errno::NFILE))
+                    && waited < Duration::from_secs(1) =>
+            {
+                std::thread::sleep(pause);
+                waited += pause;
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl Access {
     /// Opens the directory `target` (resolved as every path is) for a walk.
     pub fn open_dir(&self, target: &Resolved) -> io::Result<OpenDir> {
-        let dir = match self.place(target) {
-            Place::Ambient(path) => Dir::open_ambient_dir(path, ambient_authority())?,
-            Place::Beneath(root, rel) if rel.as_os_str().is_empty() => root.open_dir(".")?,
-            Place::Beneath(root, rel) => root.open_dir(rel)?,
-        };
+        let dir = patiently(|| match self.place(target) {
+            Place::Ambient(path) => Dir::open_ambient_dir(path, ambient_authority()),
+            Place::Beneath(root, rel) if rel.as_os_str().is_empty() => root.open_dir("."),
+            Place::Beneath(root, rel) => root.open_dir(rel),
+        })?;
         Ok(OpenDir { dir })
     }
 
@@ -48,7 +130,7 @@ impl Access {
     /// [`Access::open_walked`] opens a walked file.
     pub fn open_walked_dir(&self, path: &Path) -> io::Result<OpenDir> {
         Ok(OpenDir {
-            dir: fs::open_dir(self.place_of(path))?,
+            dir: patiently(|| fs::open_dir(self.place_of(path)))?,
         })
     }
 
@@ -113,8 +195,9 @@ impl OpenDir {
 
     /// Opens the child directory `name` (one component); a link is not followed.
     pub fn subdir(&self, name: &OsStr) -> io::Result<OpenDir> {
+        let name = one_component(name)?;
         Ok(OpenDir {
-            dir: self.dir.open_dir_nofollow(one_component(name)?)?,
+            dir: patiently(|| self.dir.open_dir_nofollow(name))?,
         })
     }
 
@@ -123,12 +206,11 @@ impl OpenDir {
     pub fn open_file(&self, name: &OsStr) -> io::Result<File> {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::NONBLOCK;
-        let fd = rustix::fs::openat(
-            &self.dir,
-            one_component(name)?,
-            flags | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
+        let name = one_component(name)?;
+        let fd = patiently(|| {
+            rustix::fs::openat(&self.dir, name, flags | OFlags::CLOEXEC, Mode::empty())
+                .map_err(io::Error::from)
+        })?;
         Ok(File::from(fd))
     }
 }

@@ -8,19 +8,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Finder;
-use crate::access::walkdir::{OpenDir, WalkKind};
+use crate::access::walkdir::{HandleBudget, HeldDir, WalkKind};
 use crate::access::{Access, Resolved};
 use crate::surface::CallContext;
 
-/// The most directory handles the walk itself holds open at once (files in flight may hold
-/// their folder's a little longer).
+/// The most directory handles the walk holds open at once, those of files handed on but not yet
+/// searched included (fewer under a low descriptor limit, see [`HandleBudget`]).
 const MAX_HELD: usize = 64;
 
 /// A file to search.
 pub(super) struct Task {
     pub(super) path: PathBuf,
     /// The directory holding it, open, when the walk held it.
-    pub(super) dir: Option<Arc<OpenDir>>,
+    pub(super) dir: Option<Arc<HeldDir>>,
     /// Whether its root-relative path matches the query (only asked when paths are searched).
     pub(super) path_match: bool,
 }
@@ -31,7 +31,7 @@ pub(super) fn task(
     access: &Access,
     excludes: bool,
     path: PathBuf,
-    dir: Option<Arc<OpenDir>>,
+    dir: Option<Arc<HeldDir>>,
 ) -> Option<Task> {
     if access.is_secret_path(&path) || (excludes && access.is_excluded_path(&path, false)) {
         return None;
@@ -53,7 +53,7 @@ pub(super) fn task(
 /// One level of the walk: its directory (while held open) and the entries still to visit.
 struct Level {
     path: PathBuf,
-    dir: Option<Arc<OpenDir>>,
+    dir: Option<Arc<HeldDir>>,
     entries: std::vec::IntoIter<(OsString, WalkKind)>,
 }
 
@@ -64,7 +64,7 @@ pub(super) struct Walk<'a> {
     excludes: bool,
     call: &'a CallContext,
     stack: Vec<Level>,
-    held: usize,
+    handles: HandleBudget,
 }
 
 impl<'a> Walk<'a> {
@@ -78,6 +78,7 @@ impl<'a> Walk<'a> {
     ) -> std::io::Result<Walk<'a>> {
         let root = access.open_dir(target)?;
         let entries = root.sorted_kinds()?;
+        let handles = HandleBudget::new(MAX_HELD);
         Ok(Walk {
             finder,
             access,
@@ -85,10 +86,10 @@ impl<'a> Walk<'a> {
             call,
             stack: vec![Level {
                 path: target.path.clone(),
-                dir: Some(Arc::new(root)),
+                dir: handles.hold(root).map(Arc::new),
                 entries: entries.into_iter(),
             }],
-            held: 1,
+            handles,
         })
     }
 
@@ -113,7 +114,7 @@ impl<'a> Walk<'a> {
         let entries = dir.sorted_kinds().ok()?;
         Some(Level {
             path,
-            dir: Some(Arc::new(dir)),
+            dir: self.handles.hold(dir).map(Arc::new),
             entries: entries.into_iter(),
         })
     }
@@ -126,9 +127,7 @@ impl Iterator for Walk<'_> {
         loop {
             let top = self.stack.last_mut()?;
             let Some((name, kind)) = top.entries.next() else {
-                if self.stack.pop().is_some_and(|level| level.dir.is_some()) {
-                    self.held -= 1;
-                }
+                self.stack.pop();
                 continue;
             };
             let path = top.path.join(&name);
@@ -144,16 +143,9 @@ impl Iterator for Walk<'_> {
                     let Some(level) = self.enter(&name, path) else {
                         continue;
                     };
-                    // Past `MAX_HELD` levels the shallowest handles are let go; a level without
-                    // one opens its folders again through the jail.
-                    if self.held >= MAX_HELD
-                        && let Some(level) = self.stack.iter_mut().find(|l| l.dir.is_some())
-                    {
-                        level.dir = None;
-                        self.held -= 1;
-                    }
+                    // A level without a handle (past the budget) opens its folders and files
+                    // again through the jail.
                     self.stack.push(level);
-                    self.held += 1;
                 }
                 WalkKind::Other => {}
             }
