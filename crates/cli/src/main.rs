@@ -50,7 +50,10 @@ fn main() -> ExitCode {
     if let Some(problem) = bad_filter {
         tracing::warn!("{problem}");
     }
-    match run::run(cli) {
+    let ran = run::run(cli);
+    // A clean exit: no temp file of this process can be left, so its journal goes.
+    fsgate_core::access::pending::finish();
+    match ran {
         Ok(outcome) => outcome.exit_code(),
         Err(e) => {
             eprintln!("fsgate: {e:#}");

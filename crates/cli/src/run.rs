@@ -49,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
+            sweep_left_temps();
             // One stdio session needs no worker pool: its protocol work is light and runs on
             // this thread, tool calls run on the blocking pool. HTTP serves many sessions.
             let mut runtime = if serve.http.is_some() {
@@ -136,6 +137,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Ok(ws) => ws,
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
+            sweep_left_temps();
             let bar = progress_bar();
             let ctx = match &bar {
                 Some(bar) => {
@@ -224,6 +226,18 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }
         Command::Console(args) => crate::console::run(args),
+    }
+}
+
+/// Removes the temp files fsgate processes that were killed while writing left behind (see
+/// `fsgate_core::access::pending`), before this one makes any of its own.
+fn sweep_left_temps() {
+    let removed = fsgate_core::access::pending::sweep();
+    if removed > 0 {
+        tracing::info!(
+            removed,
+            "removed temp files left by fsgate processes that were killed"
+        );
     }
 }
 

@@ -65,7 +65,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(profile: &str, root: &Path, config: Option<&Path>) -> Server {
+    fn start(profile: &str, root: &Path, config: Option<&Path>, state: &Path) -> Server {
         let bin = std::env::var_os("FSGATE_BIN").map_or_else(
             || PathBuf::from(env!("CARGO_BIN_EXE_fsgate")),
             PathBuf::from,
@@ -79,6 +79,8 @@ impl Server {
         if let Some(config) = config {
             cmd.arg("--config").arg(config);
         }
+        // The journals of the folders servers give temp names in: this test's own.
+        cmd.env("FSGATE_STATE_DIR", state);
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -382,6 +384,8 @@ struct Setup {
     _dir: tempfile::TempDir,
     root: PathBuf,
     coder_config: PathBuf,
+    /// The servers' state folder (`FSGATE_STATE_DIR`).
+    state: PathBuf,
 }
 
 impl Setup {
@@ -402,6 +406,7 @@ impl Setup {
         Setup {
             root,
             coder_config,
+            state: dir.path().join("state"),
             _dir: dir,
         }
     }
@@ -412,7 +417,7 @@ impl Setup {
 
     fn start(&self, scenario: Scenario) -> Server {
         let config = (scenario.profile() == "coder").then_some(self.coder_config.as_path());
-        Server::start(scenario.profile(), &self.root, config)
+        Server::start(scenario.profile(), &self.root, config, &self.state)
     }
 
     /// Everything in the target's folder besides the target itself.
@@ -637,4 +642,88 @@ fn a_killed_write_edit_or_patch_leaves_the_old_file_or_the_new_one_never_a_mix()
             "seed {seed}: the kills never interrupted a call at both ends: {outcome:?}"
         );
     }
+}
+
+/// A server killed between giving the new content its temp name and renaming it over the file
+/// leaves the temp file; the next server to start removes it before it answers, and touches
+/// nothing else: not a live server's temp files, not another process's, not a folder or a file
+/// that only looks like one.
+#[test]
+fn a_temp_file_a_killed_server_left_is_removed_by_the_next_server_to_start() {
+    let setup = Setup::new(&[Tracked {
+        path: WRITTEN,
+        current: b"first\n".to_vec(),
+        generation: 0,
+        bytes: 6,
+    }]);
+    let data = setup.root.join("data");
+    let mut killed = setup.start(Scenario::GgWrite);
+    let id = killed.call_tool(
+        "write_file",
+        &json!({"path": WRITTEN, "content": "second\n"}),
+    );
+    success_text(&killed.wait_for(id), "write_file over the file");
+    let pid = killed.child.id();
+    let journal = setup.state.join(format!("{pid}.folders"));
+    assert!(
+        journal.is_file(),
+        "a server that replaced a file has written its folder down in {}",
+        journal.display()
+    );
+
+    // What the kill would leave: the complete new content under the server's temp name.
+    let left = format!(".written.txt.{pid}.7.1a2b3c.fsgate-tmp");
+    std::fs::write(data.join(&left), "third\n").unwrap();
+    // And what is not the killed server's: the temp name of a live process (this test), a
+    // file of the user's that ends like one, a folder with the killed server's temp name.
+    let live = format!(".written.txt.{}.7.1a2b3c.fsgate-tmp", std::process::id());
+    std::fs::write(data.join(&live), "live\n").unwrap();
+    std::fs::write(data.join("notes.fsgate-tmp"), "mine\n").unwrap();
+    let folder = format!(".kept.{pid}.1.2.fsgate-tmp");
+    std::fs::create_dir(data.join(&folder)).unwrap();
+
+    // A server started while the writer lives leaves its temp files alone.
+    let mut beside = setup.start(Scenario::PicoclawWrite);
+    let (probe, args) = Scenario::PicoclawWrite.probe();
+    let id = beside.call_tool(probe, &args);
+    success_text(&beside.wait_for(id), "probe beside a live server");
+    beside.stop();
+    assert!(
+        data.join(&left).exists(),
+        "a live server's temp file was removed"
+    );
+    assert!(journal.exists(), "a live server's journal was removed");
+
+    killed.kill();
+    let mut next = setup.start(Scenario::CoderCreate);
+    let (probe, args) = Scenario::CoderCreate.probe();
+    let id = next.call_tool(probe, &args);
+    success_text(&next.wait_for(id), "probe after the kill");
+    assert!(
+        !data.join(&left).exists(),
+        "the killed server's temp file is still there"
+    );
+    assert!(
+        !journal.exists(),
+        "the killed server's journal is still there"
+    );
+    for kept in [&live, "notes.fsgate-tmp", &folder] {
+        assert!(data.join(kept).exists(), "{kept} was removed");
+    }
+    assert_eq!(std::fs::read(setup.path(WRITTEN)).unwrap(), b"second\n");
+
+    // A server that exits cleanly takes its own journal with it.
+    let id = next.call_tool(
+        "create-file",
+        &json!({"files": [{"path": WRITTEN, "content": "fourth\n", "overwrite": true}]}),
+    );
+    success_text(&next.wait_for(id), "create-file over the file");
+    let own = setup.state.join(format!("{}.folders", next.child.id()));
+    assert!(own.is_file(), "{} is missing", own.display());
+    next.stop();
+    assert!(
+        !own.exists(),
+        "a clean exit left its journal {}",
+        own.display()
+    );
 }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
+use super::pending::TEMP_SUFFIX;
+
 /// The longest chain of symbolic links a write follows before giving up, as the kernel does.
 const MAX_LINK_HOPS: usize = 40;
 
@@ -817,7 +819,7 @@ fn replace_in(
     let made = spare.as_ref().map(|s| (s.mode, (s.uid, s.gid), s.reserved));
     let (temp, mut std_file) = match spare {
         Some(spare) => (Temp::Unnamed, spare.file),
-        None => create_temp(dir, name, mode)?,
+        None => create_temp(dir, folder_key, name, mode)?,
     };
     let unnamed = matches!(temp, Temp::Unnamed);
     // The name the new content has in the folder while it is not yet the file's, if any: it
@@ -874,7 +876,7 @@ fn replace_in(
             // A new file takes its name directly: linking fails, atomically, if the name
             // appeared meanwhile.
             None if options.create_new => return link_unnamed(&std_file, dir, name),
-            None => temp_name.insert(link_temp_name(&std_file, dir, name)?),
+            None => temp_name.insert(link_temp_name(&std_file, dir, folder_key, name)?),
         };
         if options.create_new {
             // Fails, atomically, when the name appeared meanwhile.
@@ -1115,8 +1117,13 @@ enum Temp {
 
 /// Creates the file the new content is written to: unnamed in `dir` where the filesystem
 /// allows, else a fresh temp file next to `name` (exclusive create, so a planted file or link
-/// at the temp name is never followed or reused).
-fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(Temp, File)> {
+/// at the temp name is never followed or reused). `folder` is `dir`'s identity.
+fn create_temp(
+    dir: &Dir,
+    folder: super::aside::FolderKey,
+    name: &OsString,
+    mode: u32,
+) -> io::Result<(Temp, File)> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
     match rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(mode)) {
@@ -1132,13 +1139,16 @@ fn create_temp(dir: &Dir, name: &OsString, mode: u32) -> io::Result<(Temp, File)
     }
     let mut options = OpenOptions::new();
     options.write(true).create_new(true).mode(mode);
+    // Written down first, so a restart removes the temp file if this process is killed.
+    super::pending::note_folder(dir, folder);
     with_temp_name(name, |temp| {
         dir.open_with(temp, &options)
             .map(|file| (Temp::Named(temp.to_os_string()), file.into_std()))
     })
 }
 
-/// Calls `try_name` with fresh temp names for `name` until one is free.
+/// Calls `try_name` with fresh temp names for `name` until one is free (the names
+/// `pending::is_temp_of` recognises).
 fn with_temp_name<T>(
     name: &OsString,
     mut try_name: impl FnMut(&std::ffi::OsStr) -> io::Result<T>,
@@ -1151,7 +1161,8 @@ fn with_temp_name<T>(
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let temp = OsString::from(format!(".{stem}.{}.{n}.{nanos:x}.fsgate-tmp", process_id()));
+        let pid = process_id();
+        let temp = OsString::from(format!(".{stem}.{pid}.{n}.{nanos:x}{TEMP_SUFFIX}"));
         match try_name(&temp) {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             other => return other,
@@ -1186,8 +1197,16 @@ fn link_unnamed(file: &File, dir: &Dir, name: &std::ffi::OsStr) -> io::Result<()
     }
 }
 
-/// Links the unnamed `file` into `dir` under a fresh temp name for `name`, returned.
-fn link_temp_name(file: &File, dir: &Dir, name: &OsString) -> io::Result<OsString> {
+/// Links the unnamed `file` into `dir` (identity `folder`) under a fresh temp name for `name`,
+/// returned. The folder is written down first, so a restart removes the name if this process
+/// is killed before the name is renamed away.
+fn link_temp_name(
+    file: &File,
+    dir: &Dir,
+    folder: super::aside::FolderKey,
+    name: &OsString,
+) -> io::Result<OsString> {
+    super::pending::note_folder(dir, folder);
     with_temp_name(name, |temp| {
         link_unnamed(file, dir, temp).map(|()| temp.to_os_string())
     })

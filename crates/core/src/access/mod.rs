@@ -15,6 +15,7 @@ pub mod fs;
 pub mod ignore;
 pub mod jail;
 pub mod listings;
+pub mod pending;
 pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
