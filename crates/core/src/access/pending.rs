@@ -8,14 +8,15 @@
 //! nothing inside the folder says it is stale.
 //!
 //! So each process keeps a journal, `PID.folders`, in the state folder (`FSGATE_STATE_DIR`,
-//! else `$XDG_STATE_HOME/fsgate/pending`, else `~/.local/state/fsgate/pending`): the path of
+//! else `$XDG_STATE_HOME/fsgate/pending`, else `~/.local/state/fsgate/pending`, else
+//! `fsgate-pending-UID` in the temp folder, whichever is first usable): the path of
 //! every folder it gives a temp name in, written before the first such name there. It holds
 //! an exclusive `flock` on its journal for as long as it lives. [`sweep`] (run when a server
 //! starts) takes every journal whose lock is free — its process is gone — removes from each
 //! folder it names the temp files of that process id, then removes the journal. Only regular
 //! files with the temp name pattern and the dead process's id are removed.
 //!
-//! Without a usable state folder (no home, a read-only one, one owned by someone else) nothing
+//! Without a usable state folder (none writable, or only ones owned by someone else) nothing
 //! is written down and writes go on as before.
 
 use std::collections::HashSet;
@@ -47,37 +48,55 @@ struct Journal {
     folders: HashSet<FolderKey>,
 }
 
-/// The state folder, if one is usable: created owner-only, and owned by this user.
+/// The state folder: the first usable of the places [`state_dirs`] gives, created owner-only
+/// and owned by this user.
 fn state_dir() -> Option<&'static Path> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = configured_dir()?;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .ok()?;
-        let meta = std::fs::symlink_metadata(&dir).ok()?;
-        let mine = meta.uid() == rustix::process::geteuid().as_raw();
-        (meta.is_dir() && mine).then_some(dir)
-    })
-    .as_deref()
+    DIR.get_or_init(|| state_dirs().into_iter().find(|dir| usable(dir)))
+        .as_deref()
 }
 
-/// Where the journals are, from the environment.
-fn configured_dir() -> Option<PathBuf> {
+/// Whether the folder `dir` is, or could be made, a folder of this user's alone.
+fn usable(dir: &Path) -> bool {
+    // A shared temp folder gets one level of its own, never a path through someone else's.
+    let shared = dir.parent() == Some(std::env::temp_dir().as_path());
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(!shared).mode(0o700);
+    match builder.create(dir) {
+        Ok(()) => {}
+        Err(e) if shared && e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(_) => return false,
+    }
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return false;
+    };
+    meta.is_dir()
+        && meta.uid() == rustix::process::geteuid().as_raw()
+        && (!shared || meta.mode() & 0o077 == 0)
+        // Not on a read-only filesystem.
+        && rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
+}
+
+/// Where the journals may be, in order: `FSGATE_STATE_DIR`; else `$XDG_STATE_HOME/fsgate/pending`
+/// or `~/.local/state/fsgate/pending`; else a folder of this user's in the temp folder.
+fn state_dirs() -> Vec<PathBuf> {
     let set = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
     if let Some(dir) = set("FSGATE_STATE_DIR") {
-        return Some(dir);
+        return vec![dir];
     }
     let state = set("XDG_STATE_HOME")
         .filter(|p| p.is_absolute())
-        .or_else(|| set("HOME").map(|home| home.join(".local/state")))?;
-    Some(state.join("fsgate").join("pending"))
+        .or_else(|| set("HOME").map(|home| home.join(".local/state")));
+    let uid = rustix::process::geteuid().as_raw();
+    state
+        .map(|state| state.join("fsgate").join("pending"))
+        .into_iter()
+        .chain([std::env::temp_dir().join(format!("fsgate-pending-{uid}"))])
+        .collect()
 }
 
 /// This process's journal, once made.
@@ -320,6 +339,28 @@ mod tests {
             [".d.41.0.9.fsgate-tmp", ".f.txt.42.0.9.fsgate-tmp", "f.txt"]
         );
         assert_eq!(names(&b).len(), 3);
+    }
+
+    #[test]
+    fn a_state_folder_is_usable_only_when_it_is_this_user_s_alone() {
+        #![allow(clippy::unwrap_used)]
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("state/fsgate/pending");
+        assert!(usable(&deep), "made with its parents");
+        assert_eq!(std::fs::metadata(&deep).unwrap().mode() & 0o777, 0o700);
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        assert!(!usable(&dir.path().join("file/pending")), "under a file");
+        std::os::unix::fs::symlink(&deep, dir.path().join("link")).unwrap();
+        assert!(!usable(&dir.path().join("link")), "a link");
+
+        // In the shared temp folder: one level, and nobody else may write to it.
+        let shared =
+            std::env::temp_dir().join(format!("fsgate-pending-test-{}", std::process::id()));
+        assert!(usable(&shared));
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(!usable(&shared), "open to others");
+        std::fs::remove_dir(&shared).unwrap();
     }
 
     #[test]
