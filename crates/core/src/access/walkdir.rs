@@ -58,16 +58,16 @@ impl HandleBudget {
         }
     }
 
-    /// `dir`, held and counted, while fewer than the cap are held; else `None` (it is closed).
-    pub fn hold(&self, dir: OpenDir) -> Option<HeldDir> {
+    /// `dir`, held and counted, while fewer than the cap are held; else `dir` back.
+    pub fn hold(&self, dir: OpenDir) -> Result<HeldDir, OpenDir> {
         if self.open.fetch_add(1, Ordering::Relaxed) < self.cap {
-            Some(HeldDir {
+            Ok(HeldDir {
                 dir,
                 open: Arc::clone(&self.open),
             })
         } else {
             self.open.fetch_sub(1, Ordering::Relaxed);
-            None
+            Err(dir)
         }
     }
 }

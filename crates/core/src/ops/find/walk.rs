@@ -86,7 +86,7 @@ impl<'a> Walk<'a> {
             call,
             stack: vec![Level {
                 path: target.path.clone(),
-                dir: handles.hold(root).map(Arc::new),
+                dir: handles.hold(root).ok().map(Arc::new),
                 entries: entries.into_iter(),
             }],
             handles,
@@ -112,9 +112,21 @@ impl<'a> Walk<'a> {
                 .and_then(|dir| access.open_dir(&dir).ok())?,
         };
         let entries = dir.sorted_kinds().ok()?;
+        // Past the budget the shallowest level lets go of its handle (once no file of it is in
+        // flight, the budget has room): a deep chain of folders keeps opening each from its
+        // parent, rather than resolving ever longer paths through the jail.
+        let dir = match self.handles.hold(dir) {
+            Ok(held) => Some(held),
+            Err(dir) => {
+                if let Some(level) = self.stack.iter_mut().find(|l| l.dir.is_some()) {
+                    level.dir = None;
+                }
+                self.handles.hold(dir).ok()
+            }
+        };
         Some(Level {
             path,
-            dir: self.handles.hold(dir).map(Arc::new),
+            dir: dir.map(Arc::new),
             entries: entries.into_iter(),
         })
     }
@@ -143,8 +155,7 @@ impl Iterator for Walk<'_> {
                     let Some(level) = self.enter(&name, path) else {
                         continue;
                     };
-                    // A level without a handle (past the budget) opens its folders and files
-                    // again through the jail.
+                    // A level without a handle opens its folders and files through the jail.
                     self.stack.push(level);
                 }
                 WalkKind::Other => {}
