@@ -279,7 +279,7 @@ impl ListedWalk<'_> {
     /// A folder for the frame of `path`, holding its handle while few are held.
     fn folder(&self, dir: OpenDir, path: PathBuf, listing: Arc<Listing>) -> Arc<Folder> {
         Arc::new(Folder {
-            dir: self.handles.hold(dir),
+            dir: self.handles.hold(dir).ok(),
             path,
             listing,
         })
@@ -321,12 +321,15 @@ impl ListedWalk<'_> {
                 self.forget();
             }
             // After a reset, the rules of the folders above are recorded again, so that every
-            // kept listing has the stamps of all the rules it was filtered by.
+            // kept listing has the stamps of all the rules it was filtered by. A folder is
+            // recorded only with all those above it, so the first one found ends the climb (a
+            // deep chain of folders costs its depth, not its depth squared).
             for folder in rel.ancestors().skip(1) {
-                if !self.listings.rules.contains_key(folder) {
-                    let rules = self.rules_now(folder);
-                    self.listings.rules.insert(folder.to_path_buf(), rules);
+                if self.listings.rules.contains_key(folder) {
+                    break;
                 }
+                let rules = self.rules_now(folder);
+                self.listings.rules.insert(folder.to_path_buf(), rules);
             }
             self.listings.rules.insert(rel.to_path_buf(), rules);
         }
