@@ -355,12 +355,17 @@ mod tests {
         assert!(!usable(&dir.path().join("link")), "a link");
 
         // In the shared temp folder: one level, and nobody else may write to it.
-        let shared =
-            std::env::temp_dir().join(format!("fsgate-pending-test-{}", std::process::id()));
+        let unique = dir
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let shared = std::env::temp_dir().join(format!("fsgate-pending-test{unique}"));
         assert!(usable(&shared));
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
         assert!(!usable(&shared), "open to others");
-        std::fs::remove_dir(&shared).unwrap();
+        std::fs::remove_dir_all(&shared).unwrap();
     }
 
     #[test]
