@@ -233,6 +233,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_open_short_of_descriptors_is_tried_again_and_other_failures_are_not() {
+        let short = || io::Error::from_raw_os_error(Errno::MFILE.raw_os_error());
+        let mut tries = 0;
+        let opened = patiently(|| {
+            tries += 1;
+            if tries < 4 { Err(short()) } else { Ok(tries) }
+        });
+        assert_eq!(opened.unwrap(), 4);
+
+        let mut tries = 0;
+        let missing = patiently(|| -> io::Result<()> {
+            tries += 1;
+            Err(io::Error::from(io::ErrorKind::NotFound))
+        });
+        assert_eq!(missing.unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert_eq!(tries, 1, "a missing file is not waited for");
+
+        let started = std::time::Instant::now();
+        let never = patiently(|| -> io::Result<()> { Err(short()) });
+        assert_eq!(
+            never.unwrap_err().raw_os_error(),
+            Some(Errno::MFILE.raw_os_error())
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "gives up after a second"
+        );
+    }
+
+    #[test]
     fn children_open_relative_to_their_parent_and_links_are_not_followed() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(tmp.path().join("a/b")).unwrap();
