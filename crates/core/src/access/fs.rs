@@ -12,8 +12,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
-use super::pending::TEMP_SUFFIX;
-
 /// The longest chain of symbolic links a write follows before giving up, as the kernel does.
 const MAX_LINK_HOPS: usize = 40;
 
@@ -1139,21 +1137,23 @@ fn create_temp(
     }
     let mut options = OpenOptions::new();
     options.write(true).create_new(true).mode(mode);
-    // Written down first, so a restart removes the temp file if this process is killed.
-    super::pending::note_folder(dir, folder);
-    with_temp_name(name, |temp| {
+    with_temp_name(dir, folder, name, |temp| {
         dir.open_with(temp, &options)
             .map(|file| (Temp::Named(temp.to_os_string()), file.into_std()))
     })
 }
 
-/// Calls `try_name` with fresh temp names for `name` until one is free (the names
-/// `pending::is_temp_of` recognises).
+/// Calls `try_name` with fresh temp names for `name` in `dir` (identity `folder`) until one is
+/// free. The folder is written down first, so a restart removes the temp file if this process
+/// is killed before the name is renamed away (see `pending`).
 fn with_temp_name<T>(
+    dir: &Dir,
+    folder: super::aside::FolderKey,
     name: &OsString,
     mut try_name: impl FnMut(&std::ffi::OsStr) -> io::Result<T>,
 ) -> io::Result<T> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    super::pending::note_folder(dir, folder);
     let stem = name.to_string_lossy();
     let stem: String = stem.chars().take(64).collect();
     for _ in 0..100 {
@@ -1161,8 +1161,7 @@ fn with_temp_name<T>(
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let pid = process_id();
-        let temp = OsString::from(format!(".{stem}.{pid}.{n}.{nanos:x}{TEMP_SUFFIX}"));
+        let temp = super::pending::temp_name(&stem, n, nanos);
         match try_name(&temp) {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             other => return other,
@@ -1172,12 +1171,6 @@ fn with_temp_name<T>(
         io::ErrorKind::AlreadyExists,
         "could not find a free temporary file name",
     ))
-}
-
-/// This process's id, asked of the kernel once.
-fn process_id() -> u32 {
-    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *ID.get_or_init(std::process::id)
 }
 
 /// Gives the unnamed `file` the name `name` in `dir`; `AlreadyExists` when it is taken.
@@ -1198,16 +1191,14 @@ fn link_unnamed(file: &File, dir: &Dir, name: &std::ffi::OsStr) -> io::Result<()
 }
 
 /// Links the unnamed `file` into `dir` (identity `folder`) under a fresh temp name for `name`,
-/// returned. The folder is written down first, so a restart removes the name if this process
-/// is killed before the name is renamed away.
+/// returned.
 fn link_temp_name(
     file: &File,
     dir: &Dir,
     folder: super::aside::FolderKey,
     name: &OsString,
 ) -> io::Result<OsString> {
-    super::pending::note_folder(dir, folder);
-    with_temp_name(name, |temp| {
+    with_temp_name(dir, folder, name, |temp| {
         link_unnamed(file, dir, temp).map(|()| temp.to_os_string())
     })
 }

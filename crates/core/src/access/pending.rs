@@ -35,12 +35,14 @@ use rustix::fs::{FlockOperation, Mode, OFlags};
 use super::aside::FolderKey;
 
 /// The end of every temp name.
-pub(super) const TEMP_SUFFIX: &str = ".fsgate-tmp";
+const TEMP_SUFFIX: &str = ".fsgate-tmp";
 /// The end of every journal's name.
 const JOURNAL_SUFFIX: &str = ".folders";
 
 /// This process's journal.
 struct Journal {
+    /// Where it is.
+    path: PathBuf,
     file: File,
     /// Where the next record goes.
     len: u64,
@@ -108,7 +110,7 @@ fn journal() -> Option<&'static Mutex<Journal>> {
     JOURNAL
         .get_or_init(|| {
             let dir = state_dir()?;
-            let pid = std::process::id();
+            let pid = process_id();
             let path = dir.join(format!("{pid}{JOURNAL_SUFFIX}"));
             for _ in 0..8 {
                 // A link planted at the journal's name is not followed.
@@ -134,6 +136,7 @@ fn journal() -> Option<&'static Mutex<Journal>> {
                     file.set_len(0).ok()?;
                 }
                 return Some(Mutex::new(Journal {
+                    path,
                     file,
                     len: 0,
                     folders: HashSet::new(),
@@ -176,13 +179,13 @@ pub(super) fn note_folder(dir: &Dir, key: FolderKey) {
 
 /// Removes this process's journal, once it will make no more temp names (a clean exit).
 pub fn finish() {
-    let Some(dir) = state_dir() else { return };
     let Some(Some(journal)) = JOURNAL.get() else {
         return;
     };
     // Held to the end: no write can be writing its folder down meanwhile.
-    let _held = journal.lock();
-    let _ = std::fs::remove_file(dir.join(format!("{}{JOURNAL_SUFFIX}", std::process::id())));
+    if let Ok(journal) = journal.lock() {
+        let _ = std::fs::remove_file(&journal.path);
+    }
 }
 
 /// Removes what processes that died left: for each journal whose lock is free, the temp files
@@ -193,7 +196,7 @@ pub fn sweep() -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
-    let mine = std::process::id();
+    let mine = process_id();
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -264,8 +267,22 @@ fn remove_temps_of(pid: u32, records: &[u8]) -> usize {
     removed
 }
 
-/// Whether `name` is a temp name fsgate's process `pid` makes: `.STEM.PID.N.NANOS.fsgate-tmp`
-/// (STEM may hold dots; N is decimal, NANOS hexadecimal).
+/// This process's id, asked of the kernel once.
+pub(super) fn process_id() -> u32 {
+    static ID: OnceLock<u32> = OnceLock::new();
+    *ID.get_or_init(std::process::id)
+}
+
+/// The temp name this process gives a file's new content: `.STEM.PID.N.NANOS.fsgate-tmp`, STEM
+/// being (the start of) the file's name, N a counter and NANOS the clock's nanoseconds, so that
+/// it is unlikely to be taken.
+pub(super) fn temp_name(stem: &str, n: u64, nanos: u32) -> std::ffi::OsString {
+    let pid = process_id();
+    format!(".{stem}.{pid}.{n}.{nanos:x}{TEMP_SUFFIX}").into()
+}
+
+/// Whether `name` is a temp name fsgate's process `pid` makes (see [`temp_name`]; STEM may
+/// hold dots; N is decimal, NANOS hexadecimal).
 pub(super) fn is_temp_of(name: &OsStr, pid: u32) -> bool {
     let Some(rest) = name
         .to_str()
@@ -294,6 +311,13 @@ mod tests {
 
     #[test]
     fn temp_names_are_matched_to_their_process_only() {
+        let made = temp_name("written.txt", 7, 0x38a8_ae9d);
+        assert_eq!(
+            made.to_str(),
+            Some(format!(".written.txt.{}.7.38a8ae9d.fsgate-tmp", process_id()).as_str())
+        );
+        assert!(is_temp_of(&made, process_id()));
+        assert!(!is_temp_of(&made, process_id() + 1));
         let yes = |n: &str, pid| is_temp_of(OsStr::new(n), pid);
         assert!(yes(".written.txt.26240.0.38a8ae9d.fsgate-tmp", 26240));
         assert!(yes(".a.26240.17.0.fsgate-tmp", 26240));
