@@ -313,9 +313,9 @@ impl Workspace {
         }
         // A quick call never waits for another writer's lock where requests are read: it
         // gives up as a clean conflict and runs again on the blocking pool, which waits.
-        access::fs::set_impatient(true);
+        let impatient = access::fs::impatient();
         let attempt = self.attempt(name, args.clone(), ctx);
-        access::fs::set_impatient(false);
+        drop(impatient);
         match attempt {
             Ok((output, true)) if !ctx.is_cancelled() => {
                 drop(output);

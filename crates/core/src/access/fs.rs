@@ -594,9 +594,20 @@ thread_local! {
 }
 
 /// Makes the writes of calls on this thread give up at once, as a clean conflict, when another
-/// writer holds the file (`true`), or wait for it as usual (`false`).
-pub(crate) fn set_impatient(on: bool) {
-    IMPATIENT.with(|c| c.set(on));
+/// writer holds the file, until the guard returned is dropped (then they wait as usual again,
+/// even when the call panicked).
+pub(crate) fn impatient() -> Impatient {
+    IMPATIENT.with(|c| c.set(true));
+    Impatient
+}
+
+/// See [`impatient`].
+pub(crate) struct Impatient;
+
+impl Drop for Impatient {
+    fn drop(&mut self) {
+        IMPATIENT.with(|c| c.set(false));
+    }
 }
 
 /// Starts counting the writes of a call made on this thread.
