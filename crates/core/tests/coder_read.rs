@@ -307,17 +307,23 @@ fn windows_read_files_larger_than_max_read_bytes_and_the_cap_bounds_the_window()
 }
 
 #[test]
-fn a_window_whose_first_line_alone_passes_the_cap_is_empty_with_more_lines() {
+fn a_window_whose_first_line_alone_passes_the_cap_is_c213_naming_the_window_after_it() {
     let fx = Fx::limits(|l| l.max_read_bytes = 8);
     fx.write("a.txt", "0123456789abcdef\nx\n");
-    let got = fx.ok(
+    let (code, message) = fx.err(
         "read-file",
         json!({"path": "a.txt", "line_from": 1, "line_to": 2}),
     );
-    assert_eq!(got["content"], "");
-    assert_eq!(got["lines_returned"], 0);
-    assert_eq!(got["more_lines"], true);
-    assert_eq!(got["total_lines"], Value::Null);
+    assert_eq!(code, "C213");
+    assert!(
+        message.contains("line 1 of a.txt is longer than max_read_bytes (8)"),
+        "{message}"
+    );
+    assert!(message.contains(r#""line_from": 2"#), "{message}");
+    // The named call goes on.
+    let got = fx.ok("read-file", json!({"path": "a.txt", "line_from": 2}));
+    assert_eq!(got["content"], "x\n");
+    assert_eq!(got["more_lines"], false);
 }
 
 #[test]
@@ -630,10 +636,18 @@ fn a_batch_entry_cut_by_the_remaining_budget_succeeds_with_more_lines() {
     assert_eq!(results[0]["lines_returned"], 1);
     assert_eq!(results[0]["more_lines"], true);
     assert_eq!(results[0]["total_lines"], Value::Null);
-    // 4 bytes left: b's first line does not fit, so nothing of it is returned.
-    assert_eq!(results[1]["success"], true);
-    assert_eq!(results[1]["content"], "");
-    assert_eq!(results[1]["more_lines"], true);
+    // 4 bytes left: b's first line does not fit, so nothing of it is returned, and the entry
+    // says where to read it instead of offering an empty window to repeat.
+    assert_eq!(results[1]["success"], false);
+    assert_eq!(results[1]["error"]["code"], "C213");
+    let message = results[1]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("line 1 of b.txt does not fit the 4 bytes left"),
+        "{message}"
+    );
+    assert!(message.contains("in a call of its own"), "{message}");
+    let alone = fx.ok("read-file", json!({"paths": ["b.txt"]}));
+    assert_eq!(alone["results"][0]["content"], "abcdef\n");
 }
 
 #[test]
@@ -660,9 +674,9 @@ fn batch_prefixes_and_sanitised_bytes_are_charged_to_the_budget() {
     let results = got["results"].as_array().unwrap();
     assert_eq!(results[0]["content"], "1→ab\n");
     // 5 bytes left: the 3-byte line would return 7.
-    assert_eq!(results[1]["content"], "");
-    assert_eq!(results[1]["is_utf8"], true);
-    assert_eq!(results[1]["more_lines"], true);
+    assert_eq!(results[1]["error"]["code"], "C213");
+    let message = results[1]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("5 bytes left"), "{message}");
 }
 
 #[test]

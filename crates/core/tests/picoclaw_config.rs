@@ -273,23 +273,21 @@ fn list_dir_hides_protected_entries() {
 #[test]
 fn a_large_result_is_spilled_to_an_artifact_with_a_head_and_tail_preview() {
     let p = Pico::with(|c| c.max_inline_result_chars = 2_000);
-    let text: String = (0..400).map(|i| format!("row {i:04}\n")).collect();
-    p.write("rows.txt", &text);
-    let out = p.ok("read_file", json!({"path": "rows.txt"}));
+    for i in 0..400 {
+        p.write(&format!("rows/row {i:04}.txt"), "");
+    }
+    let out = p.ok("list_dir", json!({"path": "rows"}));
     assert!(out.chars().count() <= 2_000, "{}", out.chars().count());
     assert!(
         out.starts_with("[Result too large to show inline:"),
         "{out}"
     );
-    let at = out.find(".picoclaw/tool-results/read_file-").unwrap();
+    let at = out.find(".picoclaw/tool-results/list_dir-").unwrap();
     let name: String = out[at..].chars().take_while(|c| *c != ';').collect();
     assert!(out.contains("row 0000"), "the head is shown");
     assert!(out.contains("row 0399"), "the tail is shown");
     assert!(out.contains("characters omitted"));
     let saved = p.read_str(&name);
-    assert!(
-        saved.starts_with("[file: rows.txt | total: 3600 bytes"),
-        "{saved}"
-    );
-    assert!(saved.ends_with("row 0399\n"));
+    assert!(saved.starts_with("FILE: row 0000.txt\n"), "{saved}");
+    assert!(saved.ends_with("FILE: row 0399.txt\n"));
 }

@@ -36,12 +36,27 @@ fn byte_mode_reads_a_window_and_says_where_to_continue() {
 }
 
 #[test]
-fn byte_mode_defaults_to_65536_bytes() {
+fn byte_mode_shortens_the_default_window_to_fit_inline_and_names_the_next_unseen_byte() {
     let p = Pico::new();
     p.write("big.txt", "x".repeat(70_000));
     let out = p.ok("read_file", json!({"path": "big.txt", "offset": 0}));
-    // The result is spilled (over 16 KiB), but its header survives in the preview.
-    assert!(out.contains("read: bytes 0-65535"), "{}", &out[..400]);
+    assert!(out.chars().count() <= 16_384, "{}", out.chars().count());
+    assert!(!out.contains("Result too large"), "{}", &out[..400]);
+    let (head, body) = out.split_once("\n\n").unwrap();
+    let n = body.len();
+    assert!(n > 16_000, "the window fills the inline limit: {n}");
+    assert_eq!(
+        head,
+        format!(
+            "[file: big.txt | total: 70000 bytes | read: bytes 0-{}]\n[TRUNCATED - file has more content. Call read_file again with offset={n} to continue.]",
+            n - 1
+        )
+    );
+    // With room inline, the default window is max_read_file_size.
+    let p = Pico::with(|c| c.max_inline_result_chars = 100_000);
+    p.write("big.txt", "x".repeat(70_000));
+    let out = p.ok("read_file", json!({"path": "big.txt"}));
+    assert!(out.contains("read: bytes 0-65535]"), "{}", &out[..200]);
     assert!(out.contains("offset=65536"));
 }
 
@@ -139,24 +154,27 @@ fn long_lines_are_cut_with_a_marker_and_the_read_goes_on() {
 }
 
 #[test]
-fn the_byte_budget_reports_a_mid_line_cut_in_the_header() {
+fn a_line_that_does_not_fit_waits_for_the_next_call_and_only_a_first_line_is_cut_mid_line() {
     let p = Pico::with(|c| {
         c.read_file.mode = fsgate_core::config::picoclaw::ReadFileMode::Lines;
         c.read_file.max_read_file_size = 20;
     });
     p.write("f.txt", "aaaa\nbbbbbbbbbbbbbbbbbbbb\ncc\n");
     let out = p.ok("read_file", json!({"path": "f.txt"}));
-    assert!(
-        out.starts_with("[file: f.txt | read: lines 1-2 (1-indexed)"),
-        "{out}"
+    assert_eq!(
+        out,
+        "[file: f.txt | read: lines 1-1 (1-indexed) | file_bytes: 5 | output_bytes: 7]\n[TRUNCATED - byte budget reached. Call read_file again with start_line=2 to continue at the next line.]\n\n1|aaaa\n"
     );
+    let out = p.ok("read_file", json!({"path": "f.txt", "start_line": 2}));
     assert!(
-        out.contains("[TRUNCATED - line 2 exceeded the 20 byte read budget and was cut mid-line."),
+        out.starts_with("[file: f.txt | read: lines 2-2 (1-indexed) | file_bytes: 21 | output_bytes: 20]\n[TRUNCATED - line 2 exceeded the 20 byte read budget and was cut mid-line; line mode shows no more of it. Call read_file again with start_line=3 to continue after it.]"),
         "{out}"
     );
     let body = out.split("\n\n").nth(1).unwrap();
-    assert_eq!(body.len(), 20, "{body:?}");
-    assert_eq!(body, "1|aaaa\n2|bbbbbbbbbbb");
+    assert_eq!(body, "2|bbbbbbbbbbbbbbbbbb");
+    let out = p.ok("read_file", json!({"path": "f.txt", "start_line": 3}));
+    assert!(out.ends_with("\n\n3|cc\n"), "{out}");
+    assert!(out.contains("[END OF FILE - no further content.]"), "{out}");
 }
 
 #[test]

@@ -82,10 +82,13 @@ fn the_budget_is_shared_and_a_cut_file_says_how_to_read_the_rest() {
     assert_eq!(files[1]["truncated"], true);
     let note = files[1]["note"].as_str().unwrap();
     assert!(
-        note.contains("showing lines 1-6 (60 of 200 bytes)"),
+        note.contains("showing bytes 0-59 of 200 (lines 1-6)"),
         "{note}"
     );
-    assert!(note.contains("sed -n '7,$p' big.txt"), "{note}");
+    assert!(
+        note.contains(r#"call read_files {"paths": ["big.txt"], "offset": 60}"#),
+        "{note}"
+    );
     // 7 bytes left: after.txt fits.
     assert_eq!(files[2]["content"], "x\n");
     let result = sx.ok("read_files", json!({"paths": ["big.txt", "after.txt"]}));

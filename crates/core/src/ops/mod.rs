@@ -1,6 +1,7 @@
 //! The engine: typed operations on a workspace. Synchronous, free of protocol types; every
 //! limit is an option the calling surface fills with its profile's defaults.
 
+pub mod artifacts;
 pub mod edit;
 pub mod find;
 pub mod glob;

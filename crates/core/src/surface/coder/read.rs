@@ -5,6 +5,11 @@
 //! sequence becomes a three-byte U+FFFD) with the `N→` prefixes of a numbered read. A line is a
 //! segment ended by `\n` or by the end of the file (the convention of update-file), and a window
 //! returns whole lines only.
+//!
+//! Paging by the fields alone never skips or repeats a line: a window that returns
+//! `lines_returned` N with `more_lines` goes on at `line_from` + N, and a window whose first line
+//! does not fit its byte room is a C213 naming the call that goes on (never an empty window
+//! whose `more_lines` would send the caller back to the same line).
 
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -76,7 +81,11 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
         probe(ctx, &target, file, &meta)?
     } else if let Some((from, to)) = window {
         let room = usize_of(ctx.limits.max_read_bytes);
-        windowed(&target, file, from, to, input.numbered, room)?
+        let read = windowed(&target, file, from, to, input.numbered, room)?;
+        if read.stuck {
+            return Err(line_over_max_read_bytes(ctx, &target, from, input.numbered));
+        }
+        read
     } else {
         full(
             ctx,
@@ -108,6 +117,9 @@ struct Read1 {
     lines_returned: u64,
     total_lines: Option<u64>,
     more_lines: bool,
+    /// A window whose first line alone did not fit its byte room: nothing was returned, and the
+    /// same call would return nothing again.
+    stuck: bool,
 }
 
 /// Validates a window: `None` for a full read, else the first line and the optional last.
@@ -198,6 +210,7 @@ fn probe(ctx: &Ctx<'_>, target: &Resolved, mut file: std::fs::File, meta: &Meta)
         lines_returned: 0,
         total_lines: scan.map(|s| s.lines),
         more_lines: false,
+        stuck: false,
     })
 }
 
@@ -259,7 +272,35 @@ fn windowed(
         lines_returned: read.taken,
         total_lines: read.total,
         more_lines: read.more,
+        stuck: read.cut && read.taken == 0,
     })
+}
+
+/// A window's first line is longer than max_read_bytes: no read can return it, so the error
+/// says so and names the window that goes on after it (rather than an empty window whose
+/// `more_lines` would send the caller back to the same line forever).
+fn line_over_max_read_bytes(
+    ctx: &Ctx<'_>,
+    target: &Resolved,
+    line: u64,
+    numbered: bool,
+) -> ToolError {
+    let shown = &target.shown;
+    let prefix = if numbered {
+        " with its number prefix"
+    } else {
+        ""
+    };
+    ToolError::new(
+        ErrorKind::TooLarge,
+        format!(
+            "line {line} of {shown} is longer{prefix} than max_read_bytes ({}), the most one \
+             window returns, so read-file cannot return it; read on after it with \
+             {{\"path\": \"{shown}\", \"line_from\": {}}}",
+            ctx.limits.max_read_bytes,
+            line + 1
+        ),
+    )
 }
 
 /// Reads the whole file when it holds at most `limit` bytes.
@@ -371,6 +412,7 @@ fn full(
         lines_returned: lines,
         total_lines: Some(lines),
         more_lines: false,
+        stuck: false,
     })
 }
 
@@ -459,7 +501,23 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
         } else {
             let (from, to) = window.unwrap_or((1, None));
             let room = usize_of(remaining.min(ctx.limits.max_read_bytes));
-            windowed(&resolved, file, from, to, numbered, room)
+            windowed(&resolved, file, from, to, numbered, room).and_then(|read| {
+                if !read.stuck {
+                    Ok(read)
+                } else if remaining < ctx.limits.max_read_bytes {
+                    Err(ToolError::new(
+                        ErrorKind::TooLarge,
+                        format!(
+                            "paths[{index}]: line {from} of {raw} does not fit the {remaining} \
+                             bytes left of the batch budget (batch_read_budget_bytes is \
+                             {budget}), so nothing of it was returned; read it in a call of its \
+                             own: {{\"path\": \"{raw}\", \"line_from\": {from}}}"
+                        ),
+                    ))
+                } else {
+                    Err(line_over_max_read_bytes(ctx, &resolved, from, numbered))
+                }
+            })
         };
         match read {
             Ok(read) => {

@@ -81,22 +81,24 @@ impl Picoclaw {
             "read_file" => match self.config.read_file.mode {
                 ReadFileMode::Bytes => format!(
                     "Read the contents of a file. Supports pagination via `offset` and `length` \
-                     (bytes; at most {} per call, the default length). The result starts with a \
-                     header naming the byte range read and saying whether the file continues \
-                     (call again with the offset it gives) or ended. Credential-looking values \
-                     are shown as [FILTERED]; offsets still count the file's own bytes.",
-                    self.config.read_file.max_read_file_size
+                     (bytes; a window holds at most {} bytes and what fits in a {}-character \
+                     result). The result starts with a header naming the byte range read and \
+                     saying whether the file continues (call again with the offset it gives) or \
+                     ended. Credential-looking values are shown as [FILTERED]; offsets still \
+                     count the file's own bytes.",
+                    self.config.read_file.max_read_file_size, self.config.max_inline_result_chars
                 ),
                 ReadFileMode::Lines => format!(
                     "Read a UTF-8 text file. Output always includes line numbers in the format \
                      `LINE_NUMBER|LINE_CONTENT` (1-indexed). Supports partial reads via \
-                     `start_line` and `max_lines` (at most {} lines and {} bytes per call) for \
-                     large text files; lines longer than {} characters are cut with a \
-                     ` … [truncated]` marker. The header says which lines were read and how to \
-                     continue. Credential-looking values are shown as [FILTERED]; line numbers \
-                     still count the file's own lines.",
+                     `start_line` and `max_lines` (at most {} lines, {} bytes and what fits in a \
+                     {}-character result per call) for large text files; lines longer than {} \
+                     characters are cut with a ` … [truncated]` marker. The header says which \
+                     lines were read and how to continue. Credential-looking values are shown \
+                     as [FILTERED]; line numbers still count the file's own lines.",
                     self.config.read_file.max_lines,
                     self.config.read_file.max_read_file_size,
+                    self.config.max_inline_result_chars,
                     self.config.read_file.max_line_length
                 ),
             },
@@ -162,8 +164,8 @@ impl Picoclaw {
                         "offset": {"type": "integer", "minimum": 0, "default": 0,
                             "description": "Byte offset to start reading from."},
                         "length": {"type": "integer", "minimum": 1,
-                            "default": self.config.read_file.max_read_file_size,
-                            "description": "Maximum number of bytes to read."}
+                            "description": format!("Maximum number of bytes to read (at most {}; a window is also cut to what fits in a {}-character result).",
+                                self.config.read_file.max_read_file_size, self.config.max_inline_result_chars)}
                     },
                     "required": ["path"]
                 }),

@@ -7,8 +7,16 @@
 //! **Lines** (`start_line`, `max_lines`): `N|text` lines after a header
 //! `[file: NAME | read: lines A-B (1-indexed) | file_bytes: F | output_bytes: O]` and a
 //! continuation line. A line longer than `max_line_length` characters is cut there with
-//! ` … [truncated]`; the output is bounded by `max_read_file_size` bytes, and when that budget
-//! runs out in the middle of a line the header says so.
+//! ` … [truncated]`; the output is bounded by `max_read_file_size` bytes. A line that does not
+//! fit what is left waits for the next call; only a window's first line, when it alone does not
+//! fit, is cut mid-line, and the header says so.
+//!
+//! **Following the footers never skips content.** A read_file result is never spilled: a window
+//! is shortened until the rendered result (header, text and continuation line) fits
+//! `tools.max_inline_result_chars`, so the offset or line the footer names is the first one the
+//! model has not seen. A byte window ends on a character boundary (and, when it was shortened,
+//! at a line end or blank in its second half, so a credential is rarely cut in two); the text is
+//! measured after scrubbing, which can change its length.
 //!
 //! Both modes pass the text through the credential scrubber; headers, offsets and line
 //! numbers count the raw file. The file is streamed: memory follows the window.
@@ -73,6 +81,7 @@ pub(super) fn read_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .open_regular(&target.resolved)
         .map_err(|e| open_error(&e, &target.resolved))?;
     let name = base_name(&target.resolved);
+    let inline = usize::try_from(call.pico.config().max_inline_result_chars).unwrap_or(usize::MAX);
     match settings.mode {
         ReadFileMode::Bytes => {
             let offset = args.opt_uint("offset")?.unwrap_or(0);
@@ -81,7 +90,14 @@ pub(super) fn read_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 Some(0) => return Err(ToolError::invalid("length must be > 0")),
                 Some(n) => n.min(settings.max_read_file_size),
             };
-            bytes_mode(file, meta.len, &name, offset, length, raw)
+            let window = ByteWindow {
+                name: &name,
+                total: meta.len,
+                offset,
+                length,
+                inline,
+            };
+            bytes_mode(file, &window, raw)
         }
         ReadFileMode::Lines => {
             let start = match args.opt_uint("start_line")? {
@@ -102,6 +118,7 @@ pub(super) fn read_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 asked,
                 budget: settings.max_read_file_size,
                 max_line_length: usize::try_from(settings.max_line_length).unwrap_or(usize::MAX),
+                inline,
             };
             lines_mode(file, &name, raw, &window)
         }
@@ -136,14 +153,24 @@ pub(super) fn for_model(text: &str) -> String {
     spill::guard(&redact::redact(text), true).into_owned()
 }
 
-fn bytes_mode(
-    mut file: std::fs::File,
+/// What a byte-mode read asks for.
+struct ByteWindow<'a> {
+    name: &'a str,
     total: u64,
-    name: &str,
     offset: u64,
     length: u64,
-    shown: &str,
-) -> Result<ToolOutput> {
+    /// The most characters of the rendered result (`tools.max_inline_result_chars`).
+    inline: usize,
+}
+
+fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> Result<ToolOutput> {
+    let ByteWindow {
+        name,
+        total,
+        offset,
+        length,
+        inline,
+    } = *window;
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| ToolError::from_io(&e, "read", shown))?;
     let want = usize::try_from(length.saturating_add(1)).unwrap_or(usize::MAX);
@@ -159,21 +186,130 @@ fn bytes_mode(
             "[END OF FILE - no content at this offset] (the file has {total} bytes)"
         )));
     }
-    let end = offset + data.len() as u64;
-    let mut header = format!(
-        "[file: {name} | total: {total} bytes | read: bytes {offset}-{}]",
-        end - 1
-    );
+    // A character the window's end cuts is left whole to the next window.
     if has_more {
-        header.push_str(&format!(
-            "\n[TRUNCATED - file has more content. Call read_file again with offset={end} to \
-             continue.]"
-        ));
-    } else {
-        header.push_str("\n[END OF FILE - no further content.]");
+        let whole = complete_utf8_len(&data);
+        if whole > 0 {
+            data.truncate(whole);
+        }
     }
-    let text = for_model(&String::from_utf8_lossy(&data));
-    Ok(ToolOutput::text(format!("{header}\n\n{text}")))
+    // The header of a window of `n` bytes (at least one).
+    let header = |n: usize| {
+        let end = offset + n as u64;
+        let mut header = format!(
+            "[file: {name} | total: {total} bytes | read: bytes {offset}-{}]",
+            end - 1
+        );
+        if n < data.len() || has_more {
+            header.push_str(&format!(
+                "\n[TRUNCATED - file has more content. Call read_file again with offset={end} to \
+                 continue.]"
+            ));
+        } else {
+            header.push_str("\n[END OF FILE - no further content.]");
+        }
+        header
+    };
+    let render = |n: usize| {
+        let text = for_model(&String::from_utf8_lossy(&data[..n]));
+        format!("{}\n\n{text}", header(n))
+    };
+    let whole = render(data.len());
+    if whole.chars().count() <= inline {
+        return Ok(ToolOutput::text(whole));
+    }
+    // The window would be spilled with most of it unseen: shorten it to what fits inline, so
+    // the footer names the first byte the model has not seen. Scrubbing may lengthen or
+    // shorten the text, so the rendered result is measured, and shortened again if needed.
+    let header_chars = header(data.len().saturating_sub(1).max(1)).chars().count() + 2;
+    let mut room = inline.saturating_sub(header_chars);
+    loop {
+        let n = cut_point(&data, room);
+        let out = render(n);
+        let count = out.chars().count();
+        if count <= inline || n <= first_char_len(&data) {
+            return Ok(ToolOutput::text(out));
+        }
+        room = room.saturating_sub(count - inline);
+    }
+}
+
+/// The length of `data` without a trailing incomplete (but so far valid) UTF-8 sequence.
+fn complete_utf8_len(data: &[u8]) -> usize {
+    let len = data.len();
+    for at in (len.saturating_sub(3)..len).rev() {
+        let b = data[at];
+        if b & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return len,
+        };
+        let incomplete =
+            matches!(std::str::from_utf8(&data[at..]), Err(e) if e.error_len().is_none());
+        return if len - at < need && incomplete {
+            at
+        } else {
+            len
+        };
+    }
+    len
+}
+
+/// The bytes of the first character of `data` (1 for a byte that starts none).
+fn first_char_len(data: &[u8]) -> usize {
+    data.utf8_chunks()
+        .next()
+        .map_or(data.len().min(1), |chunk| {
+            match chunk.valid().chars().next() {
+                Some(c) => c.len_utf8(),
+                None => 1,
+            }
+        })
+}
+
+/// Where to end a window of `data` whose text may show at most `room` characters: after the
+/// last whole character that fits, moved back to the end of the last line (or the last blank)
+/// when one lies in the second half, so a credential or a line is rarely cut in two. At least
+/// one character, so every read makes progress.
+fn cut_point(data: &[u8], room: usize) -> usize {
+    let mut at = 0;
+    let mut left = room;
+    'chunks: for chunk in data.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if left == 0 {
+                break 'chunks;
+            }
+            left -= 1;
+            at += c.len_utf8();
+        }
+        if !chunk.invalid().is_empty() {
+            // An invalid sequence shows as one U+FFFD.
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+            at += chunk.invalid().len();
+        }
+    }
+    if at == 0 {
+        return first_char_len(data);
+    }
+    if at >= data.len() {
+        return data.len();
+    }
+    let half = at / 2;
+    let cut = &data[..at];
+    match memchr::memrchr(b'\n', cut) {
+        Some(nl) if nl + 1 > half => nl + 1,
+        _ => match cut.iter().rposition(|b| matches!(b, b' ' | b'\t')) {
+            Some(sp) if sp + 1 > half => sp + 1,
+            _ => at,
+        },
+    }
 }
 
 struct LineWindow {
@@ -183,6 +319,8 @@ struct LineWindow {
     asked: bool,
     budget: u64,
     max_line_length: usize,
+    /// The most characters of the rendered result (`tools.max_inline_result_chars`).
+    inline: usize,
 }
 
 /// One line read with a cap on what is kept.
@@ -251,21 +389,24 @@ fn lines_mode(
     // Enough bytes to hold max_line_length characters and tell that more followed.
     let keep = window.max_line_length.saturating_mul(4).saturating_add(8);
     let budget = usize::try_from(window.budget).unwrap_or(usize::MAX);
+    // The characters the lines may take so that the whole result (header and continuation
+    // line included) stays inline: a spilled result would show the model a preview with the
+    // middle omitted, while its continuation line pointed past it.
+    let chars_budget = window.inline.saturating_sub(frame_chars(name, window) + 3);
     let mut out = String::new();
+    let mut out_chars = 0;
     let mut read: u64 = 0;
     let mut file_bytes: u64 = 0;
     let mut reached_eof = false;
-    let mut budget_hit = false;
-    let mut cut_mid_line = false;
+    let mut stop: Option<Stop> = None;
     while read < window.max {
         let prefix = format!("{index}|");
-        let Some(remaining) = budget
-            .checked_sub(out.len() + prefix.len())
-            .filter(|r| *r > 0)
-        else {
-            budget_hit = true;
+        let over_bytes = out.len() + prefix.len() >= budget;
+        let over_chars = out_chars + prefix.len() >= chars_budget;
+        if read > 0 && (over_bytes || over_chars) {
+            stop = Some(Stop::Boundary { chars: !over_bytes });
             break;
-        };
+        }
         let Some(line) = next_line(&mut reader, keep).map_err(io)? else {
             reached_eof = true;
             break;
@@ -281,24 +422,38 @@ fn lines_mode(
         if line.ended {
             rendered.push('\n');
         }
+        let rendered_chars = rendered.chars().count();
+        let bytes_fit = out.len() + prefix.len() + rendered.len() <= budget;
+        let chars_fit = out_chars + prefix.len() + rendered_chars <= chars_budget;
+        if !(bytes_fit && chars_fit) {
+            if read > 0 {
+                // The line waits whole for the next call rather than being shown in part twice.
+                stop = Some(Stop::Boundary { chars: bytes_fit });
+                break;
+            }
+            // The window's first line alone does not fit: show what does, and say so.
+            let byte_room = budget.saturating_sub(prefix.len());
+            let char_room = chars_budget.saturating_sub(prefix.len());
+            let (by_chars, _) = lines::cut_chars(&rendered, char_room);
+            let at = lines::utf8_floor(rendered.as_bytes(), byte_room.min(by_chars.len()));
+            out.push_str(&prefix);
+            out.push_str(&rendered[..at]);
+            file_bytes += line.len;
+            read += 1;
+            stop = Some(Stop::MidLine { chars: bytes_fit });
+            break;
+        }
         out.push_str(&prefix);
+        out.push_str(&rendered);
+        out_chars += prefix.len() + rendered_chars;
         file_bytes += line.len;
         read += 1;
         index += 1;
-        if rendered.len() > remaining {
-            let at = lines::utf8_floor(rendered.as_bytes(), remaining);
-            out.push_str(&rendered[..at]);
-            budget_hit = true;
-            cut_mid_line = true;
-            break;
-        }
-        out.push_str(&rendered);
     }
-    if !reached_eof && !cut_mid_line && reader.fill_buf().map_err(io)?.is_empty() {
+    if stop.is_none() && !reached_eof && reader.fill_buf().map_err(io)?.is_empty() {
         reached_eof = true;
-        budget_hit = false;
     }
-    if read == 0 && out.is_empty() {
+    if read == 0 {
         return Ok(ToolOutput::text(format!(
             "[END OF FILE - no content at or after start_line={}]",
             window.start
@@ -311,32 +466,79 @@ fn lines_mode(
         window.start,
         out.len()
     );
-    let next = window.start + read;
-    let max_hint = if window.asked {
-        format!(" and max_lines={}", window.max)
-    } else {
-        String::new()
+    header.push('\n');
+    header.push_str(&continuation(window, stop, reached_eof, last));
+    Ok(ToolOutput::text(format!("{header}\n\n{out}")))
+}
+
+/// Why a line-mode read ended before `max_lines` and the end of the file.
+#[derive(Clone, Copy)]
+enum Stop {
+    /// The next line did not fit; `chars` when the inline limit (not the byte budget) held it.
+    Boundary { chars: bool },
+    /// The window's first line alone did not fit and was cut.
+    MidLine { chars: bool },
+}
+
+/// The line after a line-mode header: where the read ended and the call that goes on.
+fn continuation(window: &LineWindow, stop: Option<Stop>, eof: bool, last: u64) -> String {
+    let next = last + 1;
+    let limit = |chars: bool| {
+        if chars {
+            format!("{} character inline result limit", window.inline)
+        } else {
+            format!("{} byte read budget", window.budget)
+        }
     };
-    if cut_mid_line {
-        header.push_str(&format!(
-            "\n[TRUNCATED - line {last} exceeded the {} byte read budget and was cut mid-line. \
-             Call read_file again with start_line={last} to read that line from its start, or \
-             start_line={next} to continue after it.]",
-            window.budget
-        ));
-    } else if budget_hit {
-        header.push_str(&format!(
-            "\n[TRUNCATED - byte budget reached. Call read_file again with start_line={next}\
-             {max_hint} to continue at the next line.]"
-        ));
-    } else if !reached_eof {
-        header.push_str(&format!(
-            "\n[PARTIAL - more content remains. Call read_file again with start_line={next} and \
+    match stop {
+        Some(Stop::MidLine { chars }) => format!(
+            "[TRUNCATED - line {last} exceeded the {} and was cut mid-line; line mode shows no \
+             more of it. Call read_file again with start_line={next} to continue after it.]",
+            limit(chars)
+        ),
+        Some(Stop::Boundary { chars }) => {
+            let max_hint = if window.asked {
+                format!(" and max_lines={}", window.max)
+            } else {
+                String::new()
+            };
+            let what = if chars {
+                "inline result limit"
+            } else {
+                "byte budget"
+            };
+            format!(
+                "[TRUNCATED - {what} reached. Call read_file again with start_line={next}\
+                 {max_hint} to continue at the next line.]"
+            )
+        }
+        None if !eof => format!(
+            "[PARTIAL - more content remains. Call read_file again with start_line={next} and \
              max_lines={} to continue.]",
             window.max
-        ));
-    } else {
-        header.push_str("\n[END OF FILE - no further content.]");
+        ),
+        None => "[END OF FILE - no further content.]".to_string(),
     }
-    Ok(ToolOutput::text(format!("{header}\n\n{out}")))
+}
+
+/// The most characters a line-mode header and its continuation line take for file `name`.
+fn frame_chars(name: &str, window: &LineWindow) -> usize {
+    let big = u64::MAX;
+    let header = format!(
+        "[file: {name} | read: lines {big}-{big} (1-indexed) | file_bytes: {big} | \
+         output_bytes: {big}]"
+    );
+    let widest = [
+        Stop::MidLine { chars: true },
+        Stop::MidLine { chars: false },
+        Stop::Boundary { chars: true },
+        Stop::Boundary { chars: false },
+    ]
+    .into_iter()
+    .map(Some)
+    .chain([None])
+    .map(|stop| continuation(window, stop, false, big - 1).chars().count())
+    .max()
+    .unwrap_or(0);
+    header.chars().count() + widest
 }

@@ -8,10 +8,13 @@
 //! `files_only` makes each matching file a result, `count` each matching file with its count,
 //! and `target: "files"` each file whose path matches. `offset` skips that many results and
 //! `limit` (default 50, at most 200) bounds the page; results come in a fixed order (the walk's
-//! path order, or newest modification first), so consecutive pages neither repeat nor skip.
+//! path order, or newest modification first), so consecutive pages neither repeat nor skip. A
+//! page also ends before the result that would take it over `tools.max_inline_result_chars`
+//! (it keeps at least one), so it is never spilled with its middle unseen.
 //!
-//! **Output.** A header line (`Results A-B of N.` or `Results A-B of at least B+1. More
-//! results: ... offset=B.`), for content searches the scan counts, then the results:
+//! **Output.** A header line (`Results A-B of N.` or `Results A-B of at least B+1.`, followed by
+//! `More results: ... offset=B.` whenever results after B exist, and a sentence when the inline
+//! limit ended the page), for content searches the scan counts, then the results:
 //! `path:line:text` for matching lines and `path-line-text` for context lines, blocks separated
 //! by `--`. A line's text is at most 240 bytes; when the match lies beyond the cut, the shown
 //! window moves to keep it visible, with `…` on each cut side. Matched and context lines are
@@ -19,8 +22,9 @@
 //!
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
-//! the spilled-result artifacts; a path given explicitly is searched even when it or its
-//! ancestors are ignored. Files are streamed line by line; a line is kept up to 1 MiB (longer
+//! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
+//! results); a path given explicitly is searched even when it or its ancestors are ignored,
+//! and one inside an artifact folder is searched too. Files are streamed line by line; a line is kept up to 1 MiB (longer
 //! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it; other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
@@ -38,9 +42,9 @@ use super::super::ToolOutput;
 use super::super::args::Args;
 use super::Call;
 use super::policy::{Op, protected};
-use super::spill::ARTIFACT_DIR;
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::artifacts;
 use crate::text::{lines, redact};
 
 /// Results of a call that names no limit.
@@ -292,7 +296,10 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         items: Vec::new(),
         more: false,
     };
-    let artifacts = call.ws.root().join(ARTIFACT_DIR);
+    // Artifact folders hold spilled copies of results and files: left out of a walk, unless
+    // the search was aimed inside one.
+    let ws_root = call.ws.root().to_path_buf();
+    let skip_artifacts = !artifacts::is_artifact(&ws_root, &root);
     let name_pattern = match target {
         Target::Files => Some(NamePattern::new(pattern, "pattern")?),
         Target::Content => None,
@@ -301,8 +308,8 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         file_glob.as_ref().is_none_or(|g| g.matches(&c.rel))
             && name_pattern.as_ref().is_none_or(|p| p.matches(&c.rel))
     };
-    let ws_root = call.ws.root().to_path_buf();
-    let shown = |p: &Path| display(&ws_root, p);
+    let shown_root = ws_root.clone();
+    let shown = move |p: &Path| display(&shown_root, p);
     let candidates: Box<dyn Iterator<Item = Candidate>> = if meta.is_dir {
         let walk = walk(access, &root).filter_map(move |entry| {
             let entry = entry.ok()?;
@@ -310,7 +317,9 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 return None;
             }
             let path = entry.path();
-            if protected(path).is_some() || path.starts_with(&artifacts) {
+            if protected(path).is_some()
+                || (skip_artifacts && artifacts::is_artifact(&ws_root, path))
+            {
                 return None;
             }
             let meta = entry.metadata().ok()?;
@@ -395,12 +404,16 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Target::Content => regex::Regex::new(pattern).ok(),
         Target::Files => None,
     };
+    let inline = usize::try_from(call.pico.config().max_inline_result_chars).unwrap_or(usize::MAX);
     Ok(ToolOutput::text(render(
         &page,
         &scan,
-        target,
-        mode,
-        context,
+        &Shape {
+            target,
+            mode,
+            context,
+            inline,
+        },
         display_regex.as_ref(),
     )))
 }
@@ -658,14 +671,22 @@ impl Blocks {
     }
 }
 
-fn render(
-    page: &Page,
-    scan: &Scan,
+/// How a page is rendered.
+struct Shape {
     target: Target,
     mode: OutputMode,
     context: u64,
-    regex: Option<&regex::Regex>,
-) -> String {
+    /// The most characters of the result (`tools.max_inline_result_chars`).
+    inline: usize,
+}
+
+fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>) -> String {
+    let Shape {
+        target,
+        mode,
+        context,
+        inline,
+    } = *shape;
     let content = target == Target::Content;
     let scanned = if content {
         let mut details = Vec::new();
@@ -726,8 +747,6 @@ fn render(
             }
         );
     }
-    let first = page.offset + 1;
-    let last = page.offset + page.items.len();
     let kind = match (target, mode) {
         (Target::Files, _) => "files",
         (Target::Content, OutputMode::FilesOnly) => "files with matches",
@@ -735,47 +754,79 @@ fn render(
         (Target::Content, OutputMode::Content) if context > 0 => "context blocks",
         (Target::Content, OutputMode::Content) => "matching lines",
     };
-    let mut out = if page.more {
-        format!(
-            "Results {first}-{last} of at least {} ({kind}). More results: call search_files \
-             again with offset={last}.",
-            last + 1
-        )
-    } else {
-        format!("Results {first}-{last} of {} ({kind}).", page.seen)
-    };
-    if content {
-        out.push('\n');
-        out.push_str(&scanned);
-    }
-    out.push_str("\n\n");
-    for (i, item) in page.items.iter().enumerate() {
-        match item {
-            Item::File { path } => {
-                out.push_str(path);
-                out.push('\n');
-            }
-            Item::Count { path, count } => {
-                out.push_str(&format!("{path}: {count}\n"));
-            }
-            Item::Lines { path, lines } => {
-                if context > 0 && i > 0 {
-                    out.push_str("--\n");
-                }
-                for (n, text, matched) in lines {
-                    let text = redact::redact(&String::from_utf8_lossy(text)).into_owned();
-                    let shown = window(&text, if *matched { regex } else { None });
-                    let shown = super::spill::guard(&shown, false);
-                    let sep = if *matched { ':' } else { '-' };
-                    out.push_str(&format!("{path}{sep}{n}{sep}{shown}\n"));
-                }
-            }
+    let items: Vec<String> = page
+        .items
+        .iter()
+        .map(|item| render_item(item, regex))
+        .collect();
+    let separator = if context > 0 { "--\n" } else { "" };
+    // The header of a page showing the first `shown` results.
+    let header = |shown: usize| {
+        let first = page.offset + 1;
+        let last = page.offset + shown;
+        let cut = shown < items.len();
+        let mut h = if page.more || cut {
+            let total = if page.more {
+                format!("at least {}", page.offset + items.len() + 1)
+            } else {
+                page.seen.to_string()
+            };
+            format!(
+                "Results {first}-{last} of {total} ({kind}). More results: call search_files \
+                 again with offset={last}."
+            )
+        } else {
+            format!("Results {first}-{last} of {} ({kind}).", page.seen)
+        };
+        if cut {
+            h.push_str(&format!(
+                " This page ends early: more results would not fit the {inline}-character \
+                 inline result limit."
+            ));
         }
+        if content {
+            h.push('\n');
+            h.push_str(&scanned);
+        }
+        h.push_str("\n\n");
+        h
+    };
+    // As many results as fit inline (at least one): a spilled page would show the model only
+    // its head and tail while its header pointed past the middle.
+    let sizes: Vec<usize> = items.iter().map(|i| i.chars().count()).collect();
+    let body = |shown: usize| {
+        (sizes[..shown].iter().sum::<usize>() + separator.len() * shown.saturating_sub(1))
+            .saturating_sub(1)
+    };
+    let mut shown = items.len();
+    while shown > 1 && header(shown).chars().count() + body(shown) > inline {
+        shown -= 1;
     }
+    let mut out = header(shown);
+    out.push_str(&items[..shown].join(separator));
     while out.ends_with('\n') {
         out.pop();
     }
     out
+}
+
+/// One result's lines, each ended by a newline.
+fn render_item(item: &Item, regex: Option<&regex::Regex>) -> String {
+    match item {
+        Item::File { path } => format!("{path}\n"),
+        Item::Count { path, count } => format!("{path}: {count}\n"),
+        Item::Lines { path, lines } => {
+            let mut out = String::new();
+            for (n, text, matched) in lines {
+                let text = redact::redact(&String::from_utf8_lossy(text)).into_owned();
+                let shown = window(&text, if *matched { regex } else { None });
+                let shown = super::spill::guard(&shown, false);
+                let sep = if *matched { ':' } else { '-' };
+                out.push_str(&format!("{path}{sep}{n}{sep}{shown}\n"));
+            }
+            out
+        }
+    }
 }
 
 /// `text` cut to [`OUT_LINE_BYTES`] bytes; when the match lies beyond the cut, the window moves

@@ -2,18 +2,23 @@
 //! (invisible Unicode and data URLs stripped, long base64 runs omitted except in read_file
 //! output), and the large-result spill (over `tools.max_inline_result_chars`, the result is
 //! written to a workspace artifact and the model gets a head+tail preview with its path).
+//!
+//! read_file and search_files shorten their pages to fit inline, so following their footers
+//! never skips what a preview leaves out; what still spills (a huge list_dir) is read back whole
+//! with read_file from the artifact's start, page by page, without spilling again.
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use regex::Regex;
 
 use super::super::{Content, ToolOutput};
 use crate::access::{Access, WriteOptions};
+use crate::ops::artifacts;
 
 /// Where spilled results go, relative to the workspace. Searches skip it.
-pub(super) const ARTIFACT_DIR: &str = ".picoclaw/tool-results";
+pub(super) const ARTIFACT_DIR: &str = artifacts::PICOCLAW_DIR;
 
 /// The shortest base64 run (mixing upper case, lower case and digits) the guard omits.
 const BASE64_RUN: usize = 1024;
@@ -94,19 +99,14 @@ pub(super) fn bound(ws: &Access, tool: &str, output: ToolOutput, limit: usize) -
     if total <= limit {
         return output;
     }
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let name = format!(
-        "{ARTIFACT_DIR}/{tool}-{secs}-{}-{}.txt",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
+    let name = format!("{ARTIFACT_DIR}/{}", artifacts::file_name(tool, "txt"));
     let saved = ws.resolve(&name).and_then(|target| {
         ws.write_atomic(&target, text.as_bytes(), WriteOptions::default())
             .map_err(|e| crate::error::ToolError::from_io(&e, "write", &name))
     });
+    if saved.is_ok() {
+        artifacts::keep_out_of_git(ws, Path::new(ARTIFACT_DIR));
+    }
     let budget = limit.saturating_sub(600).max(200);
     let head = head(text, budget / 2);
     let tail = tail(text, budget / 2);
@@ -114,8 +114,9 @@ pub(super) fn bound(ws: &Access, tool: &str, output: ToolOutput, limit: usize) -
     let notice = match saved {
         Ok(_) => format!(
             "[Result too large to show inline: {total} characters (the limit is {limit}). The \
-             full result was saved to {name}; its first and last characters follow. Read that \
-             file with read_file, a part at a time, to see the rest.]"
+             full result was saved to {name}; its first and last characters follow. To see all \
+             of it, call read_file with path={name} from its start (no offset or start_line) \
+             and follow each page's continuation line; those pages are not spilled.]"
         ),
         Err(e) => format!(
             "[Result too large to show inline: {total} characters (the limit is {limit}), and it \

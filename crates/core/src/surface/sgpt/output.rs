@@ -2,11 +2,11 @@
 //! a line naming the artifact file that holds all of it.
 
 use std::io::Read;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::Ctx;
 use crate::access::WriteOptions;
+use crate::ops::artifacts;
 use crate::ops::shell::Captured;
 
 /// What the model is shown of one output.
@@ -16,9 +16,6 @@ pub(super) struct Shown {
     /// The artifact holding the whole output, when it was over the cap and could be saved.
     pub output_file: Option<String>,
 }
-
-/// Numbers the artifacts of this process.
-static ARTIFACTS: AtomicU64 = AtomicU64::new(0);
 
 /// "120 s", "1.5 s".
 pub(super) fn duration_text(d: Duration) -> String {
@@ -50,8 +47,9 @@ pub(super) fn show(ctx: &Ctx<'_>, captured: &mut Captured, prefix: &str) -> Show
     let notice = |omitted: u64| match &saved {
         Ok(path) => format!(
             "[… {omitted} characters omitted: the output has {total_chars} characters \
-             ({total_bytes} bytes). It is saved whole in {path}: read it with read_files, or \
-             search it with exec_shell, e.g. grep -n 'error' {path}]"
+             ({total_bytes} bytes). It is saved whole in {path}: read it with read_files \
+             {{\"paths\": [\"{path}\"]}} (a read cut by its budget names the offset to read on \
+             from), or search it with exec_shell, e.g. grep -n 'error' {path}]"
         ),
         Err(reason) => format!(
             "[… {omitted} characters omitted: the output has {total_chars} characters \
@@ -115,11 +113,7 @@ fn tail_text(bytes: &[u8], room: usize) -> String {
 /// Saves the whole output in the artifact folder; returns its path as the model names it, or
 /// why it could not be saved.
 fn save(ctx: &Ctx<'_>, captured: &mut Captured, prefix: &str) -> Result<String, String> {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let n = ARTIFACTS.fetch_add(1, Ordering::Relaxed) + 1;
-    let name = format!("{prefix}-{secs}-{}-{n}.log", std::process::id());
+    let name = artifacts::file_name(prefix, "log");
     let dir = &ctx.config.artifact_dir;
     let raw = dir.join(&name);
     let target = ctx
@@ -142,24 +136,6 @@ fn save(ctx: &Ctx<'_>, captured: &mut Captured, prefix: &str) -> Result<String, 
         },
     )
     .map_err(|e| format!("writing {} failed: {e}", raw.display()))?;
-    ignore_folder(ctx);
+    artifacts::keep_out_of_git(ctx.access, dir);
     Ok(ctx.access.display(&target.path))
-}
-
-/// Keeps artifacts out of version control: a `.gitignore` of `*` in the artifact folder, once.
-fn ignore_folder(ctx: &Ctx<'_>) {
-    let raw = ctx.config.artifact_dir.join(".gitignore");
-    let Ok(target) = ctx.access.resolve(&raw.to_string_lossy()) else {
-        return;
-    };
-    if ctx.access.symlink_metadata(&target).is_err() {
-        let _ = ctx.access.write_atomic(
-            &target,
-            b"*\n",
-            WriteOptions {
-                create_parents: false,
-                ..WriteOptions::default()
-            },
-        );
-    }
 }

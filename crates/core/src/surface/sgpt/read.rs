@@ -3,9 +3,13 @@
 //!
 //! UTF-8 files come back exactly as stored. Other text is decoded (its encoding detected) and
 //! the entry names the encoding; a file holding a NUL byte is binary and refused in its entry.
-//! A file larger than what is left of the budget is cut at a line end, and its entry says so.
+//! A file larger than what is left of the budget is cut at a line end (at a character boundary
+//! when the budget holds no whole line), and its entry says so and names the byte `offset` a
+//! next call reads on from: following those notes reads every byte of any file exactly once,
+//! a saved shell output included. `offset` (fsgate's addition to the spec's arguments) starts
+//! each path of the call at that byte.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value, json};
 
@@ -19,7 +23,7 @@ use crate::text::{encoding, lines};
 const MAX_PATHS: usize = 200;
 
 pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
-    let input = Input::parse("read_files", args, &["paths"])?;
+    let input = Input::parse("read_files", args, &["paths", "offset"])?;
     let Some(paths) = input.strings("paths")? else {
         return Err(ToolError::invalid(
             "read_files needs paths, an array of file paths: {\"paths\": [\"src/main.rs\"]}",
@@ -38,6 +42,7 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
             paths.len()
         )));
     }
+    let offset = input.args.opt_uint("offset")?.unwrap_or(0);
     let budget = ctx.config.read_budget_bytes;
     let mut remaining = budget;
     let files: Vec<Value> = paths
@@ -45,15 +50,17 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
         .map(|raw| {
             let mut entry = Map::new();
             entry.insert("path".into(), Value::String(raw.clone()));
-            match read_one(ctx, raw, remaining, budget) {
+            match read_one(ctx, raw, offset, remaining, budget) {
                 Ok(read) => {
                     remaining = remaining.saturating_sub(read.used);
                     entry.insert("content".into(), Value::String(read.content));
                     if let Some(enc) = read.encoding {
                         entry.insert("encoding".into(), Value::String(enc));
                     }
-                    if let Some(note) = read.cut {
+                    if read.truncated {
                         entry.insert("truncated".into(), Value::Bool(true));
+                    }
+                    if let Some(note) = read.note {
                         entry.insert("note".into(), Value::String(note));
                     }
                 }
@@ -73,33 +80,62 @@ struct Read1 {
     encoding: Option<String>,
     /// Bytes of the budget used.
     used: u64,
-    /// When the budget cut the file: what was shown and how to read the rest.
-    cut: Option<String>,
+    /// Whether the budget cut the file.
+    truncated: bool,
+    /// What was shown and how to read the rest (a cut file, or a read from an offset).
+    note: Option<String>,
 }
 
-fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Read1> {
+fn read_one(ctx: &Ctx<'_>, raw: &str, offset: u64, remaining: u64, budget: u64) -> Result<Read1> {
     if raw.trim().is_empty() {
         return Err(ToolError::invalid(
             "the path is empty; pass a file path relative to the workspace root",
         ));
     }
     let target = ctx.access.resolve(raw)?;
-    let (file, meta) = ctx
+    let (mut file, meta) = ctx
         .access
         .open_regular(&target)
         .map_err(|e| open_error(&e, &target))?;
+    // The arguments of the call that reads `raw` from byte `from`.
+    let again = |from: u64| {
+        let path = Value::String(raw.to_string());
+        if from == 0 {
+            format!("{{\"paths\": [{path}]}}")
+        } else {
+            format!("{{\"paths\": [{path}], \"offset\": {from}}}")
+        }
+    };
     if remaining == 0 {
         return Err(ToolError::new(
             ErrorKind::TooLarge,
             format!(
                 "not read: the earlier paths of this call used up its read budget of {budget} \
-                 bytes; read {raw} ({} bytes) in a call of its own",
-                meta.len
+                 bytes; read {raw} ({} bytes) in a call of its own: read_files {}",
+                meta.len,
+                again(offset)
             ),
         ));
     }
+    if offset >= meta.len && offset > 0 {
+        return Ok(Read1 {
+            content: String::new(),
+            encoding: None,
+            used: 0,
+            truncated: false,
+            note: Some(format!(
+                "nothing at offset {offset}: {raw} has {} bytes, all of them before it",
+                meta.len
+            )),
+        });
+    }
+    if offset > 0 {
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| ToolError::from_io(&e, "read", raw))?;
+    }
     let room = usize::try_from(remaining).unwrap_or(usize::MAX);
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0).min(room + 1));
+    let left = meta.len.saturating_sub(offset);
+    let mut bytes = Vec::with_capacity(usize::try_from(left).unwrap_or(0).min(room + 1));
     file.take(remaining.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&e, "read", raw))?;
@@ -111,20 +147,37 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Rea
         )));
     }
     let whole = bytes.len() <= room;
-    let mut cut_note = None;
+    let mut truncated = false;
+    let mut note = None;
     if !whole {
         let kept = match memchr::memrchr(b'\n', &bytes[..room]) {
             Some(at) => at + 1,
-            None => lines::utf8_floor(&bytes, room),
+            // No whole line fits: cut at a character boundary, or (a budget smaller than one
+            // character) after the budget's bytes, so every call makes progress.
+            None => match lines::utf8_floor(&bytes, room) {
+                0 => room,
+                at => at,
+            },
         };
         bytes.truncate(kept);
-        let shown_lines = lines::count(&bytes);
-        let next = shown_lines + 1;
-        cut_note = Some(format!(
-            "cut by the read budget of {budget} bytes per call: showing lines 1-{shown_lines} \
-             ({} of {} bytes). Read the rest with exec_shell, e.g. sed -n '{next},$p' {raw}, \
-             or read {raw} alone in a call of its own",
-            bytes.len(),
+        let end = offset + kept as u64;
+        let shown_lines = if offset == 0 {
+            format!(" (lines 1-{})", lines::count(&bytes))
+        } else {
+            String::new()
+        };
+        truncated = true;
+        note = Some(format!(
+            "cut by the read budget of {budget} bytes per call: showing bytes {offset}-{} of \
+             {}{shown_lines}. To read on from there, call read_files {}",
+            end - 1,
+            meta.len,
+            again(end)
+        ));
+    } else if offset > 0 {
+        note = Some(format!(
+            "showing bytes {offset}-{} of {}: the file from offset {offset} to its end",
+            (offset + bytes.len() as u64).saturating_sub(1),
             meta.len
         ));
     }
@@ -141,7 +194,8 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Rea
         content,
         encoding,
         used,
-        cut: cut_note,
+        truncated,
+        note,
     })
 }
 

@@ -64,7 +64,7 @@ fn read_files_description(config: &SgptConfig) -> String {
         "Read the contents of one or more files. Returns one entry per path, in request order, \
          each with content or an error (one failing path never hides the others). One call \
          returns at most {} bytes of content in all; a file cut by that budget says so \
-         (truncated: true) and how to read the rest.",
+         (truncated: true) and names the offset to read the rest from.",
         config.read_budget_bytes
     )
 }
@@ -78,6 +78,11 @@ fn read_files_input() -> Value {
                 "items": {"type": "string"},
                 "minItems": 1,
                 "description": "File paths to read."
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Optional byte offset each path is read from (default 0): the one a cut file's note names."
             }
         },
         "required": ["paths"],
