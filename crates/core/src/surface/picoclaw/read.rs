@@ -186,11 +186,14 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
             "[END OF FILE - no content at this offset] (the file has {total} bytes)"
         )));
     }
-    // A character the window's end cuts is left whole to the next window.
+    // A window that stops before the end of the file ends where the next one can start clean:
+    // not inside a character, and not inside a line or a credential when it need not be (each
+    // window is scrubbed on its own, and half a token is not recognised as one).
     if has_more {
         let whole = complete_utf8_len(&data);
         if whole > 0 {
-            data.truncate(whole);
+            let end = clean_end(&data, whole);
+            data.truncate(end);
         }
     }
     // The header of a window of `n` bytes (at least one).
@@ -272,9 +275,8 @@ fn first_char_len(data: &[u8]) -> usize {
 }
 
 /// Where to end a window of `data` whose text may show at most `room` characters: after the
-/// last whole character that fits, moved back to the end of the last line (or the last blank)
-/// when one lies in the second half, so a credential or a line is rarely cut in two. At least
-/// one character, so every read makes progress.
+/// last whole character that fits, moved back by [`clean_end`]. At least one character, so
+/// every read makes progress.
 fn cut_point(data: &[u8], room: usize) -> usize {
     let mut at = 0;
     let mut left = room;
@@ -301,14 +303,40 @@ fn cut_point(data: &[u8], room: usize) -> usize {
     if at >= data.len() {
         return data.len();
     }
+    clean_end(data, at)
+}
+
+/// `at` (a character boundary inside `data`) moved back, within the second half of
+/// `data[..at]`, to just after the last line end, else the last blank that does not part an
+/// authorization scheme from its credentials (`Bearer`, `Basic`), else the last byte no
+/// credential holds; `at` itself when none is there (a run that long is no credential).
+fn clean_end(data: &[u8], at: usize) -> usize {
     let half = at / 2;
     let cut = &data[..at];
-    match memchr::memrchr(b'\n', cut) {
-        Some(nl) if nl + 1 > half => nl + 1,
-        _ => match cut.iter().rposition(|b| matches!(b, b' ' | b'\t')) {
-            Some(sp) if sp + 1 > half => sp + 1,
-            _ => at,
-        },
+    if let Some(nl) = memchr::memrchr(b'\n', cut)
+        && nl + 1 > half
+    {
+        return nl + 1;
+    }
+    let parts_scheme = |blank: usize| {
+        let before = cut[..blank].trim_ascii_end();
+        [&b"bearer"[..], b"basic"].iter().any(|word| {
+            before.len() >= word.len()
+                && before[before.len() - word.len()..].eq_ignore_ascii_case(word)
+        })
+    };
+    let blank = (half..at)
+        .rev()
+        .find(|&i| matches!(cut[i], b' ' | b'\t') && !parts_scheme(i));
+    if let Some(i) = blank {
+        return i + 1;
+    }
+    // Bytes a credential may hold; a non-ASCII byte is never cut after (it may start a
+    // character), so it counts here too.
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"+/=_-.~".contains(&b) || b >= 0x80;
+    match (half..at).rev().find(|&i| !token(cut[i])) {
+        Some(i) => i + 1,
+        None => at,
     }
 }
 

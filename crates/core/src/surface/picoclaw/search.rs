@@ -23,8 +23,7 @@
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
 //! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
-//! results); a path given explicitly is searched even when it or its ancestors are ignored,
-//! and one inside an artifact folder is searched too. Files are streamed line by line; a line is kept up to 1 MiB (longer
+//! results); a path given explicitly is searched even when it or its ancestors are ignored. Files are streamed line by line; a line is kept up to 1 MiB (longer
 //! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it; other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
@@ -296,10 +295,8 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         items: Vec::new(),
         more: false,
     };
-    // Artifact folders hold spilled copies of results and files: left out of a walk, unless
-    // the search was aimed inside one.
+    // Artifact folders hold spilled copies of results and files: left out of every walk.
     let ws_root = call.ws.root().to_path_buf();
-    let skip_artifacts = !artifacts::is_artifact(&ws_root, &root);
     let name_pattern = match target {
         Target::Files => Some(NamePattern::new(pattern, "pattern")?),
         Target::Content => None,
@@ -317,9 +314,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 return None;
             }
             let path = entry.path();
-            if protected(path).is_some()
-                || (skip_artifacts && artifacts::is_artifact(&ws_root, path))
-            {
+            if protected(path).is_some() || artifacts::is_artifact(&ws_root, path) {
                 return None;
             }
             let meta = entry.metadata().ok()?;
