@@ -570,3 +570,46 @@ fn frame_chars(name: &str, window: &LineWindow) -> usize {
     .unwrap_or(0);
     header.chars().count() + widest
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_end_never_parts_an_authorization_scheme_from_its_credentials() {
+        let data = b"aaaa bbbb cccc dddd Authorization: Bearer a1b2c3d4e5f6g7h8";
+        let inside_token = data.len() - 4;
+        let end = clean_end(data, inside_token);
+        assert_eq!(&data[..end], b"aaaa bbbb cccc dddd Authorization: ");
+        let data = b"aaaa bbbb cccc dddd Authorization: Basic dXNlcjpwYXNz";
+        let end = clean_end(data, data.len() - 2);
+        assert_eq!(&data[..end], b"aaaa bbbb cccc dddd Authorization: ");
+    }
+
+    #[test]
+    fn a_window_end_prefers_a_line_end_then_a_blank_then_a_non_token_byte() {
+        assert_eq!(clean_end(b"abcdef\nghij klmno", 17), 12);
+        assert_eq!(clean_end(b"abcdefghij\nklmnopq", 18), 11);
+        assert_eq!(clean_end(b"abcdefgh,ijklmnop", 17), 9);
+        // A run with nothing to cut at is cut where it is: no credential is that long.
+        assert_eq!(clean_end(b"abcdefghijklmnop", 16), 16);
+        // Non-ASCII bytes are never cut after (they may start a character).
+        let text = "ééééé".as_bytes();
+        assert_eq!(clean_end(text, 8), 8);
+    }
+
+    #[test]
+    fn an_incomplete_character_at_the_end_is_left_to_the_next_window() {
+        let text = "aé日🦀".as_bytes();
+        assert_eq!(complete_utf8_len(&text[..2]), 1);
+        assert_eq!(complete_utf8_len(&text[..3]), 3);
+        assert_eq!(complete_utf8_len(&text[..5]), 3);
+        assert_eq!(complete_utf8_len(&text[..8]), 6);
+        assert_eq!(complete_utf8_len(&text[..10]), 10);
+        // A Latin-1 byte that could start a character waits for the next window (where it
+        // shows as U+FFFD); one that cannot, and any followed by what ends it, stay.
+        assert_eq!(complete_utf8_len(b"caf\xe9"), 3);
+        assert_eq!(complete_utf8_len(b"caf\xe9 "), 5);
+        assert_eq!(complete_utf8_len(b"caf\xff"), 4);
+    }
+}
