@@ -2,8 +2,13 @@
 //! (safe, verified writes with an advisory syntax check), edit_file (exact text or a V4A patch,
 //! answered with a unified diff), append_file, list_dir and search_files (paged, merged,
 //! budgeted), with PicoClaw's sandbox (workspace restriction, read/write allowlists, protected
-//! credential paths), its per-tool switches, credential redaction of everything read, and the
-//! large-result spill.
+//! credential paths), its per-tool switches, credential redaction of everything it returns, and
+//! the large-result spill.
+//!
+//! Every result and error passes [`scrub`] in [`Surface::call`], before the spill: whatever a
+//! handler quotes (file lines in an error, a diff, a model's own text echoed back, structured
+//! JSON) reaches the model only as [`redact`] leaves it. Redacting is idempotent and line-local,
+//! so text a handler already scrubbed (read_file, search_files) comes through unchanged.
 
 mod edit;
 mod list;
@@ -15,10 +20,11 @@ mod write;
 
 use serde_json::{Value, json};
 
-use super::{CallContext, Surface, ToolDef, ToolOutput};
+use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::picoclaw::{PicoclawConfig, ReadFileMode};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::redact::redact;
 use policy::Policy;
 
 /// The six tools, in PicoClaw's order.
@@ -234,6 +240,35 @@ impl Picoclaw {
     }
 }
 
+/// `output` with credential-looking values masked in every text block and every string of its
+/// structured content.
+fn scrub(mut output: ToolOutput) -> ToolOutput {
+    for block in &mut output.content {
+        if let Content::Text(text) = block
+            && let std::borrow::Cow::Owned(clean) = redact(text)
+        {
+            *text = clean;
+        }
+    }
+    if let Some(value) = output.structured.as_mut() {
+        scrub_value(value);
+    }
+    output
+}
+
+fn scrub_value(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(clean) = redact(text) {
+                *text = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(scrub_value),
+        Value::Object(map) => map.values_mut().for_each(scrub_value),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 impl Surface for Picoclaw {
     fn tools(&self) -> Vec<ToolDef> {
         self.enabled()
@@ -283,10 +318,10 @@ impl Surface for Picoclaw {
             ws: access,
             ctx,
         };
-        let output = match self.dispatch(&call, tool, args) {
+        let output = scrub(match self.dispatch(&call, tool, args) {
             Ok(output) => output,
             Err(err) => ToolOutput::error(&err),
-        };
+        });
         let limit = usize::try_from(self.config.max_inline_result_chars).unwrap_or(usize::MAX);
         Some(spill::bound(access, tool, output, limit))
     }
