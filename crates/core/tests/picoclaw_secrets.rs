@@ -651,3 +651,31 @@ fn no_error_path_shows_a_secret() {
     );
     assert!(p.read_str(".env").contains(&format!("API_KEY={OTHER}\n")));
 }
+
+/// The scrubbing of results does not eat the frame around content the handlers scrubbed: a
+/// search context line keeps its `path-N-`, a diff line its `+`, next to a random-looking run
+/// too short to be masked on its own.
+#[test]
+fn scrubbing_results_keeps_search_prefixes_and_diff_signs() {
+    // 31 characters: not masked alone, masked with a `+` or `a.env-2-` in front.
+    let run = "x9K2mQ7vB3nL8cR1tY6wE3uI0oP5aZ1";
+    let p = Pico::new();
+    p.write("a.env", format!("hit\n{run}\n"));
+    let found = ok(&p, "search_files", json!({"pattern": "hit", "context": 1}));
+    assert!(found.contains(&format!("\na.env-2-{run}")), "{found}");
+    p.write("b.txt", "one\ntwo\n");
+    let out = ok(
+        &p,
+        "edit_file",
+        json!({"path": "b.txt", "old_text": "two", "new_text": run}),
+    );
+    assert!(out.contains(&format!("\n+{run}\n")), "{out}");
+    // A secret there is still masked, its frame kept.
+    p.write("c.env", format!("hit\nT={GITHUB}\n"));
+    let found = ok(
+        &p,
+        "search_files",
+        json!({"pattern": "hit", "path": "c.env", "context": 1}),
+    );
+    assert!(found.contains("\nc.env-2-T=[FILTERED]"), "{found}");
+}

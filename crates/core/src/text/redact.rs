@@ -159,7 +159,22 @@ impl Redacted {
 /// `text` with every credential-looking value replaced by [`FILTERED`]; borrowed when nothing
 /// was replaced.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let segs = segments(text);
+    shown(text, true)
+}
+
+/// [`redact`] with the token formats only, without the rule for machine-generated runs.
+///
+/// For text assembled around content that was redacted on its own: a machine-made run is
+/// measured over every character of `[A-Za-z0-9+/=_-]` around it, so in assembled text it can
+/// reach across a `-` or `+` the assembler put there (`path-12-` before a search context line,
+/// the `+` of a diff line) and mask it with the value. The token formats start at a word
+/// boundary with a fixed prefix, which such a separator does not change.
+pub fn redact_tokens(text: &str) -> Cow<'_, str> {
+    shown(text, false)
+}
+
+fn shown(text: &str, machine: bool) -> Cow<'_, str> {
+    let segs = segments(text, machine);
     if segs.iter().any(|s| matches!(s, Seg::Hide(_))) {
         Cow::Owned(render(text, &segs).0)
     } else {
@@ -185,13 +200,13 @@ impl Seg {
 
 /// [`redact`], reporting every masked span (see [`Redacted`]).
 pub fn redact_spans(text: &str) -> Redacted {
-    let (text, masks) = render(text, &segments(text));
+    let (text, masks) = render(text, &segments(text, true));
     Redacted { text, masks }
 }
 
 /// The text cut into kept and masked pieces, rule by rule (each rule sees the text the earlier
-/// ones left).
-fn segments(text: &str) -> Vec<Seg> {
+/// ones left); `machine`: with the rule for machine-generated runs.
+fn segments(text: &str, machine: bool) -> Vec<Seg> {
     let mut segs = if text.is_empty() {
         Vec::new()
     } else {
@@ -211,7 +226,7 @@ fn segments(text: &str) -> Vec<Seg> {
             current = Cow::Owned(render(text, &segs).0);
         }
     }
-    if let Some(regex) = MACHINE_RUN.as_ref() {
+    if let Some(regex) = MACHINE_RUN.as_ref().filter(|_| machine) {
         let hits: Vec<Range<usize>> = regex
             .find_iter(&current)
             .filter(|m| looks_machine_made(m.as_str()))
@@ -442,6 +457,21 @@ mod tests {
         ] {
             assert_eq!(redact(input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn the_token_rules_leave_a_frame_around_a_random_run_alone() {
+        let framed = "src/a.env-2-x9K2mQ7vB3nL8cR1tY6wE3uI0oP5";
+        assert!(matches!(
+            redact("x9K2mQ7vB3nL8cR1tY6wE3uI0oP5"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(redact(framed), "src/a.[FILTERED]");
+        assert!(matches!(redact_tokens(framed), Cow::Borrowed(_)));
+        assert_eq!(
+            redact_tokens("a.env-2-GITHUB=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+            "a.env-2-GITHUB=[FILTERED]"
+        );
     }
 
     #[test]

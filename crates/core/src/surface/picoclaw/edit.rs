@@ -3,8 +3,8 @@
 //!
 //! The diff (three context lines, `a/` and `b/` paths) is built only for files under 64 KiB and
 //! 2,000 lines (before and after); larger files get a one-line summary and a pointer to
-//! read_file. The whole diff passes through the credential scrubber (like every text picoclaw
-//! returns), and it is bounded to 12,288 characters: a longer diff keeps its head and tail
+//! read_file. The text of every diff line passes through the credential scrubber (its `+`, `-`
+//! or ` ` prefix kept outside it), and the diff is bounded to 12,288 characters: a longer diff keeps its head and tail
 //! around an omission notice and says it was truncated.
 //!
 //! Text copied from a redacted read never replaces the value it hides ([`restore`]): an
@@ -427,7 +427,7 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
         Some(rest) => format!("--- a/{name}\n+++ b/{name}\n{rest}"),
         None => diff,
     };
-    let scrubbed = redact::redact(&diff);
+    let scrubbed = scrub_diff(&diff);
     let (shown, truncated) = bound(&scrubbed);
     if truncated {
         format!(
@@ -438,6 +438,22 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     } else {
         format!("File edited: {raw} ({summary}).\n{shown}")
     }
+}
+
+/// The diff with the text of every line scrubbed of credentials, each line's `+`, `-` or ` `
+/// kept outside what the scrubber measures.
+fn scrub_diff(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            let header = line.starts_with("--- ") || line.starts_with("+++ ");
+            match line.as_bytes().first() {
+                Some(b'+' | b'-' | b' ') if !header => {
+                    format!("{}{}", &line[..1], redact::redact(&line[1..]))
+                }
+                _ => redact::redact(line).into_owned(),
+            }
+        })
+        .collect()
 }
 
 /// `diff` bounded to [`DIFF_MAX_CHARS`] characters, keeping whole lines of its head and tail

@@ -5,10 +5,13 @@
 //! credential paths), its per-tool switches, credential redaction of everything it returns, and
 //! the large-result spill.
 //!
-//! Every result and error passes [`scrub`] in [`Surface::call`], before the spill: whatever a
-//! handler quotes (file lines in an error, a diff, a model's own text echoed back, structured
-//! JSON) reaches the model only as [`redact`] leaves it. Redacting is idempotent and line-local,
-//! so text a handler already scrubbed (read_file, search_files) comes through unchanged.
+//! Every result and error passes [`scrub`] in [`Surface::call`], before the spill, text and
+//! structured JSON alike. An error (which may quote file lines, a patch, the model's own
+//! arguments) passes the whole scrubber. A success passes its token formats: the handlers that
+//! return file content (read_file, search_files, edit_file's diff) scrub each piece of it whole
+//! before they frame it, and the rule for machine-generated runs, measured again over the
+//! framed text, could reach across a `path-12-` or a diff's `+` into the content and mask the
+//! frame with it (see [`redact_tokens`]); file names and paths in results stay addressable.
 
 mod edit;
 mod list;
@@ -24,7 +27,7 @@ use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::picoclaw::{PicoclawConfig, ReadFileMode};
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::text::redact::redact;
+use crate::text::redact::{redact, redact_tokens};
 use policy::Policy;
 
 /// The six tools, in PicoClaw's order.
@@ -241,30 +244,36 @@ impl Picoclaw {
 }
 
 /// `output` with credential-looking values masked in every text block and every string of its
-/// structured content.
+/// structured content: by the whole scrubber in an error, by its token formats in a success
+/// (see the module documentation).
 fn scrub(mut output: ToolOutput) -> ToolOutput {
+    let clean: fn(&str) -> std::borrow::Cow<'_, str> = if output.is_error {
+        redact
+    } else {
+        redact_tokens
+    };
     for block in &mut output.content {
         if let Content::Text(text) = block
-            && let std::borrow::Cow::Owned(clean) = redact(text)
+            && let std::borrow::Cow::Owned(masked) = clean(text)
         {
-            *text = clean;
+            *text = masked;
         }
     }
     if let Some(value) = output.structured.as_mut() {
-        scrub_value(value);
+        scrub_value(value, clean);
     }
     output
 }
 
-fn scrub_value(value: &mut Value) {
+fn scrub_value(value: &mut Value, clean: fn(&str) -> std::borrow::Cow<'_, str>) {
     match value {
         Value::String(text) => {
-            if let std::borrow::Cow::Owned(clean) = redact(text) {
-                *text = clean;
+            if let std::borrow::Cow::Owned(masked) = clean(text) {
+                *text = masked;
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(scrub_value),
-        Value::Object(map) => map.values_mut().for_each(scrub_value),
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, clean)),
+        Value::Object(map) => map.values_mut().for_each(|v| scrub_value(v, clean)),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
@@ -364,8 +373,9 @@ impl Surface for Picoclaw {
             out.push_str(" Use search_files instead of grep, rg, find or ls.");
         }
         out.push_str(
-            " Credential-looking values in results are shown as [FILTERED]. Results over \
-             the inline limit are saved to a file under .picoclaw/tool-results with a preview.\n",
+            " Credential-looking values in results are shown as [FILTERED]; a line copied \
+             with it unchanged keeps its real value when written back. Results over the inline \
+             limit are saved to a file under .picoclaw/tool-results with a preview.\n",
         );
         out
     }
