@@ -58,8 +58,6 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             let (old, _) = target.access.read_all(&target.resolved).map_err(io_err)?;
             restore::restore(&String::from_utf8_lossy(&old), content)
                 .map_err(|u| ToolError::invalid(u.message("the content")))?
-                .into_owned()
-                .into()
         }
         _ => Cow::Borrowed(content),
     };
