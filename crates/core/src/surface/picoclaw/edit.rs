@@ -4,8 +4,8 @@
 //! The diff (three context lines, `a/` and `b/` paths) is built only for files under 64 KiB and
 //! 2,000 lines (before and after); larger files get a one-line summary and a pointer to
 //! read_file. The text of every diff line passes through the credential scrubber (its `+`, `-`
-//! or ` ` prefix kept outside it), and the diff is bounded to 12,288 characters: a longer diff keeps its head and tail
-//! around an omission notice and says it was truncated.
+//! or ` ` prefix kept outside it), and the diff is bounded to 12,288 characters: a longer diff
+//! keeps its head and tail around an omission notice and says it was truncated.
 //!
 //! Text copied from a redacted read never replaces the value it hides ([`restore`]): an
 //! `old_text` or a patch's context and removed lines that quote `[FILTERED]` are found in the
@@ -444,8 +444,9 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
 /// kept outside what the scrubber measures.
 fn scrub_diff(diff: &str) -> String {
     diff.split_inclusive('\n')
-        .map(|line| {
-            let header = line.starts_with("--- ") || line.starts_with("+++ ");
+        .enumerate()
+        .map(|(i, line)| {
+            let header = i < 2 && (line.starts_with("--- ") || line.starts_with("+++ "));
             match line.as_bytes().first() {
                 Some(b'+' | b'-' | b' ') if !header => {
                     format!("{}{}", &line[..1], redact::redact(&line[1..]))
