@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 //! picoclaw's edit_file with old_text/new_text, and the diff every edit answers with: a/ and
-//! b/ paths, three context lines, scrubbed context but verbatim changes, the size limits and
+//! b/ paths, three context lines, a scrubbed diff, the size limits and
 //! the head-and-tail bound.
 
 mod picoclaw_support;
@@ -103,7 +103,7 @@ fn a_latin1_file_is_edited_in_its_own_encoding() {
 }
 
 #[test]
-fn context_lines_are_scrubbed_but_changed_lines_stay_verbatim() {
+fn every_line_of_the_diff_is_scrubbed() {
     let secret = "sk-proj-Ab3dEf9hIj2kLmN0pQrS7tUv";
     let p = Pico::new();
     p.write(
@@ -123,8 +123,8 @@ fn context_lines_are_scrubbed_but_changed_lines_stay_verbatim() {
         json!({"path": "c.env", "old_text": "NEW_KEY=old", "new_text": format!("NEW_KEY={secret}")}),
     );
     assert!(
-        out.contains(&format!("+NEW_KEY={secret}\n")),
-        "added lines are verbatim: {out}"
+        out.contains("-NEW_KEY=old\n+NEW_KEY=[FILTERED]\n") && !out.contains(secret),
+        "added lines are scrubbed too: {out}"
     );
 }
 

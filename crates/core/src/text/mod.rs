@@ -1,6 +1,8 @@
-//! Text helpers shared by the operations: line arithmetic over raw bytes and the edit matcher.
+//! Text helpers shared by the operations: line arithmetic over raw bytes, the edit matcher, and
+//! credential redaction with the mapping of redacted text back to the raw bytes.
 
 pub mod encoding;
 pub mod lines;
 pub mod matcher;
 pub mod redact;
+pub mod restore;

@@ -4,7 +4,8 @@
 //!
 //! What is replaced:
 //!
-//! - `Bearer <token>` (the token; the word stays), and `Authorization: Basic <credentials>`;
+//! - `Bearer <token>` (the token; the word stays), and `Authorization: Basic <credentials>`,
+//!   each on one line;
 //! - JSON Web Tokens (`eyJ….eyJ….…`);
 //! - `sk-`/`rk-` style secret keys (OpenAI `sk-…`, `sk-proj-…`, Anthropic `sk-ant-…`, Stripe
 //!   `sk_live_…`/`rk_test_…`) whose body looks machine-made;
@@ -25,12 +26,18 @@
 //! longer than 512 characters (embedded base64 data is content, not a credential).
 //!
 //! Redaction works on text alone, so line numbers and byte offsets computed on the raw file
-//! still hold for the lines around a masked value.
+//! still hold for the lines around a masked value. It is line-local: no rule looks across a line
+//! break, so a text redacts to the same lines as each of its lines redacted on its own (a read
+//! window, a search line and a whole file agree), and a masked value never spans lines.
+//! [`redact_spans`] also reports which raw spans were masked, so that text quoting the redacted
+//! form can be mapped back to the raw bytes (see [`crate::text::restore`]). Redacting redacted
+//! text changes nothing.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex::Regex;
 
 /// What a masked value becomes.
 pub const FILTERED: &str = "[FILTERED]";
@@ -68,9 +75,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0,
             always,
         ),
-        rule(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)", 1, bearer_token),
         rule(
-            r"(?i)\bauthorization\s*[:=]\s*[\x22']?basic\s+([A-Za-z0-9+/]{8,}=*)",
+            r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]+=*)",
+            1,
+            bearer_token,
+        ),
+        rule(
+            r"(?i)\bauthorization[ \t]*[:=][ \t]*[\x22']?basic[ \t]+([A-Za-z0-9+/]{8,}=*)",
             1,
             always,
         ),
@@ -102,60 +113,216 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 static MACHINE_RUN: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/=_-]{32,}").ok());
 
+/// One masked value: its span in the raw text and the span of its placeholder in the redacted
+/// text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mask {
+    /// The masked bytes of the raw text.
+    pub raw: Range<usize>,
+    /// The placeholder's bytes in the redacted text.
+    pub shown: Range<usize>,
+}
+
+/// A text redacted, with the alignment between it and the raw text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redacted {
+    /// The redacted text.
+    pub text: String,
+    /// The masked values, in text order; they neither overlap nor span lines.
+    pub masks: Vec<Mask>,
+}
+
+impl Redacted {
+    /// The raw offset of the redacted offset `shown`; `None` inside a placeholder (past its
+    /// first byte and before its end).
+    pub fn raw_offset(&self, shown: usize) -> Option<usize> {
+        let (mut raw, mut placeholders) = (0, 0);
+        for mask in &self.masks {
+            if shown <= mask.shown.start {
+                break;
+            }
+            if shown < mask.shown.end {
+                return None;
+            }
+            raw += mask.raw.len();
+            placeholders += mask.shown.len();
+        }
+        (shown + raw).checked_sub(placeholders)
+    }
+
+    /// The raw span of the redacted span `shown`; `None` when either end cuts a placeholder.
+    pub fn raw_range(&self, shown: Range<usize>) -> Option<Range<usize>> {
+        Some(self.raw_offset(shown.start)?..self.raw_offset(shown.end)?)
+    }
+}
+
 /// `text` with every credential-looking value replaced by [`FILTERED`]; borrowed when nothing
 /// was replaced.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    shown(text, true)
+}
+
+/// [`redact`] with the token formats only, without the rule for machine-generated runs.
+///
+/// For text assembled around content that was redacted on its own: a machine-made run is
+/// measured over every character of `[A-Za-z0-9+/=_-]` around it, so in assembled text it can
+/// reach across a `-` or `+` the assembler put there (`path-12-` before a search context line,
+/// the `+` of a diff line) and mask it with the value. The token formats start at a word
+/// boundary with a fixed prefix, which such a separator does not change.
+pub fn redact_tokens(text: &str) -> Cow<'_, str> {
+    shown(text, false)
+}
+
+fn shown(text: &str, machine: bool) -> Cow<'_, str> {
+    let segs = segments(text, machine);
+    if segs.iter().any(|s| matches!(s, Seg::Hide(_))) {
+        Cow::Owned(render(text, &segs).0)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// A piece of the text being redacted: raw bytes kept, or raw bytes shown as [`FILTERED`].
+#[derive(Clone, Debug)]
+enum Seg {
+    Keep(Range<usize>),
+    Hide(Range<usize>),
+}
+
+impl Seg {
+    fn shown_len(&self) -> usize {
+        match self {
+            Seg::Keep(r) => r.len(),
+            Seg::Hide(_) => FILTERED.len(),
+        }
+    }
+}
+
+/// [`redact`], reporting every masked span (see [`Redacted`]).
+pub fn redact_spans(text: &str) -> Redacted {
+    let (text, masks) = render(text, &segments(text, true));
+    Redacted { text, masks }
+}
+
+/// The text cut into kept and masked pieces, rule by rule (each rule sees the text the earlier
+/// ones left); `machine`: with the rule for machine-generated runs.
+fn segments(text: &str, machine: bool) -> Vec<Seg> {
+    let mut segs = if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Seg::Keep(0..text.len())]
+    };
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
     for rule in RULES.iter() {
         let Some(regex) = &rule.regex else { continue };
-        let hit = regex.captures_iter(&current).any(|caps| {
-            caps.get(rule.group)
-                .is_some_and(|m| (rule.check)(m.as_str()))
-        });
-        if !hit {
-            continue;
+        let hits: Vec<Range<usize>> = regex
+            .captures_iter(&current)
+            .filter_map(|caps| caps.get(rule.group))
+            .filter(|m| (rule.check)(m.as_str()))
+            .map(|m| m.range())
+            .collect();
+        if !hits.is_empty() {
+            segs = hide(text, &segs, &hits);
+            current = Cow::Owned(render(text, &segs).0);
         }
-        let replaced = regex
-            .replace_all(&current, |caps: &Captures<'_>| mask(caps, rule))
-            .into_owned();
-        current = Cow::Owned(replaced);
     }
-    if let Some(regex) = MACHINE_RUN.as_ref()
-        && regex
+    if let Some(regex) = MACHINE_RUN.as_ref().filter(|_| machine) {
+        let hits: Vec<Range<usize>> = regex
             .find_iter(&current)
-            .any(|m| looks_machine_made(m.as_str()))
-    {
-        let replaced = regex
-            .replace_all(&current, |caps: &Captures<'_>| {
-                let run = &caps[0];
-                if looks_machine_made(run) {
-                    FILTERED.to_string()
-                } else {
-                    run.to_string()
-                }
-            })
-            .into_owned();
-        current = Cow::Owned(replaced);
+            .filter(|m| looks_machine_made(m.as_str()))
+            .map(|m| m.range())
+            .collect();
+        if !hits.is_empty() {
+            segs = hide(text, &segs, &hits);
+        }
     }
-    current
+    segs
+}
+
+/// The text the segments show, and their masks.
+fn render(text: &str, segs: &[Seg]) -> (String, Vec<Mask>) {
+    let mut out = String::with_capacity(text.len());
+    let mut masks = Vec::new();
+    for seg in segs {
+        match seg {
+            Seg::Keep(r) => out.push_str(&text[r.clone()]),
+            Seg::Hide(r) => {
+                let start = out.len();
+                out.push_str(FILTERED);
+                masks.push(Mask {
+                    raw: r.clone(),
+                    shown: start..out.len(),
+                });
+            }
+        }
+    }
+    (out, masks)
+}
+
+/// The segments with the spans `hits` (ascending, disjoint offsets of the text the segments
+/// show) hidden too. A hit that reaches into a placeholder hides the whole of its value.
+fn hide(text: &str, segs: &[Seg], hits: &[Range<usize>]) -> Vec<Seg> {
+    // Where each segment starts in the shown text.
+    let mut starts = Vec::with_capacity(segs.len());
+    let mut at = 0;
+    for seg in segs {
+        starts.push(at);
+        at += seg.shown_len();
+    }
+    // The raw offset of the shown offset `pos`, rounded outwards in a placeholder.
+    let raw_of = |pos: usize, end: bool| -> usize {
+        let i = starts.partition_point(|&s| s <= pos).saturating_sub(1);
+        match segs.get(i) {
+            Some(Seg::Keep(r)) => (r.start + (pos - starts[i])).min(r.end),
+            Some(Seg::Hide(r)) if pos == starts[i] => r.start,
+            Some(Seg::Hide(r)) => {
+                if end {
+                    r.end
+                } else {
+                    r.start
+                }
+            }
+            None => text.len(),
+        }
+    };
+    let mut hidden: Vec<Range<usize>> = segs
+        .iter()
+        .filter_map(|s| match s {
+            Seg::Hide(r) => Some(r.clone()),
+            Seg::Keep(_) => None,
+        })
+        .chain(
+            hits.iter()
+                .map(|h| raw_of(h.start, false)..raw_of(h.end, true)),
+        )
+        .filter(|r| !r.is_empty())
+        .collect();
+    hidden.sort_by_key(|r| (r.start, r.end));
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(hidden.len());
+    for r in hidden {
+        match merged.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    let mut out = Vec::with_capacity(merged.len() * 2 + 1);
+    let mut kept = 0;
+    for r in merged {
+        if kept < r.start {
+            out.push(Seg::Keep(kept..r.start));
+        }
+        kept = r.end;
+        out.push(Seg::Hide(r));
+    }
+    if kept < text.len() {
+        out.push(Seg::Keep(kept..text.len()));
+    }
+    out
 }
 
 /// Whether `text` holds anything [`redact`] would replace.
 pub fn has_secret(text: &str) -> bool {
     matches!(redact(text), Cow::Owned(_))
-}
-
-fn mask(caps: &Captures<'_>, rule: &Rule) -> String {
-    let whole = &caps[0];
-    let Some(target) = caps.get(rule.group) else {
-        return whole.to_string();
-    };
-    if !(rule.check)(target.as_str()) {
-        return whole.to_string();
-    }
-    let start = target.start() - caps.get(0).map_or(0, |m| m.start());
-    let end = start + target.len();
-    format!("{}{FILTERED}{}", &whole[..start], &whole[end..])
 }
 
 fn bearer_token(token: &str) -> bool {
@@ -290,6 +457,21 @@ mod tests {
         ] {
             assert_eq!(redact(input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn the_token_rules_leave_a_frame_around_a_random_run_alone() {
+        let framed = "src/a.env-2-x9K2mQ7vB3nL8cR1tY6wE3uI0oP5";
+        assert!(matches!(
+            redact("x9K2mQ7vB3nL8cR1tY6wE3uI0oP5"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(redact(framed), "src/a.[FILTERED]");
+        assert!(matches!(redact_tokens(framed), Cow::Borrowed(_)));
+        assert_eq!(
+            redact_tokens("a.env-2-GITHUB=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+            "a.env-2-GITHUB=[FILTERED]"
+        );
     }
 
     #[test]

@@ -3,9 +3,16 @@
 //!
 //! The diff (three context lines, `a/` and `b/` paths) is built only for files under 64 KiB and
 //! 2,000 lines (before and after); larger files get a one-line summary and a pointer to
-//! read_file. Its context lines pass through the credential scrubber (added and removed lines
-//! stay verbatim), and it is bounded to 12,288 characters: a longer diff keeps its head and
-//! tail around an omission notice and says it was truncated.
+//! read_file. The text of every diff line passes through the credential scrubber (its `+`, `-`
+//! or ` ` prefix kept outside it), and the diff is bounded to 12,288 characters: a longer diff
+//! keeps its head and tail around an omission notice and says it was truncated.
+//!
+//! Text copied from a redacted read never replaces the value it hides ([`restore`]): an
+//! `old_text` or a patch's context and removed lines that quote `[FILTERED]` are found in the
+//! file as read_file shows it and stand for the raw lines there, and `[FILTERED]` in the new
+//! text takes back the value of the line it was copied from, or the edit is refused before
+//! anything is written. Errors about a patch that quotes hidden values are computed on the
+//! redacted file, so they quote only what read_file shows.
 //!
 //! A UTF-8 file is edited byte for byte (each line keeps its own LF or CRLF ending, a BOM is
 //! kept); a file in another encoding is decoded, edited as text and written back in its own
@@ -21,7 +28,8 @@ use crate::access::WriteOptions;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::patch::{unified, v4a};
 use crate::text::matcher::{self, Level};
-use crate::text::{encoding, lines, redact};
+use crate::text::redact::{self, FILTERED};
+use crate::text::{encoding, lines, restore};
 
 /// Files this large (bytes), before or after, get no diff.
 const DIFF_MAX_BYTES: usize = 64 * 1024;
@@ -129,34 +137,80 @@ fn replace(original: &[u8], old: &str, new: &str) -> Result<Vec<u8>> {
              file)",
         ));
     }
-    if std::str::from_utf8(original).is_ok() {
-        let found = matcher::find(original, old, new)
-            .filter(|f| matches!(f.level, Level::Exact | Level::LineEndings))
-            .ok_or_else(not_found)?;
-        let [range] = found.ranges.as_slice() else {
-            return Err(not_unique(original, &found.ranges));
-        };
-        let mut out = Vec::with_capacity(original.len() + found.replacement.len());
-        out.extend_from_slice(&original[..range.start]);
-        out.extend_from_slice(&found.replacement);
-        out.extend_from_slice(&original[range.end..]);
-        return Ok(out);
+    if let Ok(text) = std::str::from_utf8(original) {
+        let (range, replacement) = locate(text, old, new)?;
+        let edited = [&text[..range.start], &replacement, &text[range.end..]].concat();
+        return Ok(restored(text, &edited)?.into_bytes());
     }
     let decoded = encoding::decode(original, None);
-    let text = decoded.text.as_bytes();
+    let text = decoded.text.as_ref();
     let old = old.replace("\r\n", "\n");
     let new = new.replace("\r\n", "\n");
-    let found = matcher::find(text, &old, &new)
-        .filter(|f| matches!(f.level, Level::Exact | Level::LineEndings))
-        .ok_or_else(not_found)?;
-    let [range] = found.ranges.as_slice() else {
-        return Err(not_unique(text, &found.ranges));
+    let (range, replacement) = locate(text, &old, &new)?;
+    let edited = [&text[..range.start], &replacement, &text[range.end..]].concat();
+    encoding::rewrite(original, &decoded, &restored(text, &edited)?)
+}
+
+/// The one occurrence of `old` in `text` and the replacement adapted to it (line endings). An
+/// `old` that quotes `[FILTERED]` and is not in the file literally is looked for in the file as
+/// read_file shows it, and stands for the raw text there.
+fn locate(text: &str, old: &str, new: &str) -> Result<(std::ops::Range<usize>, String)> {
+    let usable = |f: &matcher::Found| matches!(f.level, Level::Exact | Level::LineEndings);
+    if let Some(found) = matcher::find(text.as_bytes(), old, new).filter(usable) {
+        let [range] = found.ranges.as_slice() else {
+            return Err(not_unique(text.as_bytes(), &found.ranges));
+        };
+        return Ok((range.clone(), lossy(found.replacement)));
+    }
+    if !old.contains(FILTERED) {
+        return Err(not_found());
+    }
+    let view = redact::redact_spans(text);
+    let quoted = redact::redact(old);
+    let Some(found) = matcher::find(view.text.as_bytes(), &quoted, new).filter(usable) else {
+        return Err(ToolError::new(
+            ErrorKind::NoMatch,
+            format!(
+                "old_text not found in file. It holds {FILTERED}, the placeholder read_file shows \
+                 for a hidden credential-looking value; it matches only where old_text quotes the \
+                 file exactly as read_file shows it (whole placeholders, whitespace and line \
+                 breaks included). Re-read the file with read_file and copy the text from it, or \
+                 quote only neighbouring text without the placeholder"
+            ),
+        ));
     };
-    let mut edited = String::with_capacity(decoded.text.len() + new.len());
-    edited.push_str(&decoded.text[..range.start]);
-    edited.push_str(&new);
-    edited.push_str(&decoded.text[range.end..]);
-    encoding::rewrite(original, &decoded, &edited)
+    let Some(ranges) = found
+        .ranges
+        .iter()
+        .map(|r| view.raw_range(r.clone()))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Err(ToolError::new(
+            ErrorKind::NoMatch,
+            format!(
+                "old_text starts or ends inside a {FILTERED} placeholder, which stands for a \
+                 hidden value you cannot quote in part; include the whole placeholder or leave it \
+                 out of old_text"
+            ),
+        ));
+    };
+    let [range] = ranges.as_slice() else {
+        return Err(not_unique(text.as_bytes(), &ranges));
+    };
+    Ok((range.clone(), lossy(found.replacement)))
+}
+
+fn lossy(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `edited`, the new contents of a file that held `text`, with `[FILTERED]` copied from a
+/// redacted read mapped back to the values it hides; refused when that is not possible.
+fn restored(text: &str, edited: &str) -> Result<String> {
+    match restore::restore(text, edited) {
+        Ok(done) => Ok(done.into_owned()),
+        Err(unmapped) => Err(ToolError::invalid(unmapped.message("the edited file"))),
+    }
 }
 
 fn not_found() -> ToolError {
@@ -249,21 +303,109 @@ fn same_file(call: &Call<'_>, header: &str, raw: &str) -> bool {
 }
 
 fn apply_patch(original: &[u8], hunks: &[v4a::Hunk]) -> Result<Vec<u8>> {
-    if std::str::from_utf8(original).is_ok() {
-        let (bom, body) = match original.strip_prefix(BOM) {
+    if let Ok(text) = std::str::from_utf8(original) {
+        let (bom, body) = match text.strip_prefix('\u{FEFF}') {
             Some(body) => (BOM, body),
-            None => (&b""[..], original),
+            None => (&b""[..], text),
         };
-        let applied = v4a::apply(body, hunks)?;
-        let mut out = Vec::with_capacity(bom.len() + applied.bytes.len());
+        let applied = patch_text(body, hunks)?;
+        let mut out = Vec::with_capacity(bom.len() + applied.len());
         out.extend_from_slice(bom);
-        out.extend_from_slice(&applied.bytes);
+        out.extend_from_slice(applied.as_bytes());
         return Ok(out);
     }
     let decoded = encoding::decode(original, None);
-    let applied = v4a::apply(decoded.text.as_bytes(), hunks)?;
-    let text = String::from_utf8_lossy(&applied.bytes);
+    let text = patch_text(&decoded.text, hunks)?;
     encoding::rewrite(original, &decoded, &text)
+}
+
+/// `hunks` applied to `text`. When they do not apply to the raw text and the file hides values,
+/// they are placed in the file as read_file shows it (context and removed lines quoting
+/// `[FILTERED]` then stand for the raw lines there, and errors quote only the redacted file);
+/// `[FILTERED]` in added lines is mapped back by [`restored`].
+fn patch_text(text: &str, hunks: &[v4a::Hunk]) -> Result<String> {
+    let applied = match v4a::apply(text.as_bytes(), hunks) {
+        Ok(applied) => applied.bytes,
+        Err(raw_error) => {
+            let view = redact::redact_spans(text);
+            if view.masks.is_empty() {
+                return Err(raw_error);
+            }
+            let seen: Vec<v4a::Hunk> = hunks.iter().map(redacted_hunk).collect();
+            let placed = v4a::apply(view.text.as_bytes(), &seen)?;
+            let requoted = requote(text, hunks, &placed.placements)?;
+            v4a::apply(text.as_bytes(), &requoted)?.bytes
+        }
+    };
+    restored(text, &lossy(applied))
+}
+
+/// The hunk as it compares with the redacted file: its context and removed lines redacted.
+fn redacted_hunk(hunk: &v4a::Hunk) -> v4a::Hunk {
+    let lines = hunk
+        .lines
+        .iter()
+        .map(|l| match l.kind {
+            v4a::LineKind::Added => l.clone(),
+            kind => v4a::HunkLine {
+                kind,
+                text: redact::redact(&l.text).into_owned(),
+            },
+        })
+        .collect();
+    v4a::Hunk {
+        lines,
+        ..hunk.clone()
+    }
+}
+
+/// The hunks with their context and removed lines replaced by the raw lines they were placed on
+/// (through the redacted file). A line that quotes no placeholder must equal its raw line (up to
+/// trailing whitespace): one that matched only through a value of its own is a mismatch.
+fn requote(
+    text: &str,
+    hunks: &[v4a::Hunk],
+    placements: &[v4a::Placement],
+) -> Result<Vec<v4a::Hunk>> {
+    let file: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = hunks.len();
+    let mut out = Vec::with_capacity(total);
+    for (number, (hunk, placement)) in hunks.iter().zip(placements).enumerate() {
+        let mut at = placement.line.saturating_sub(1);
+        let mut requoted = hunk.clone();
+        if placement.level != v4a::MatchLevel::Appended {
+            for line in requoted
+                .lines
+                .iter_mut()
+                .filter(|l| l.kind != v4a::LineKind::Added)
+            {
+                let Some(raw) = file.get(at) else { break };
+                let raw = String::from_utf8_lossy(lines::strip_ending(raw.as_bytes()));
+                if line.text != raw {
+                    if !line.text.contains(FILTERED) && line.text.trim_end() != raw.trim_end() {
+                        return Err(ToolError::new(
+                            ErrorKind::NoMatch,
+                            format!(
+                                "hunk {} of {total} (patch line {}): its line `{}` matches line \
+                                 {} of the file only as read_file shows it, where a hidden value \
+                                 is {FILTERED}, and the value it quotes there is not the file's. \
+                                 Quote that line exactly as read_file shows it ({FILTERED} \
+                                 included), then send the patch again. Nothing was written.",
+                                number + 1,
+                                hunk.line,
+                                redact::redact(lines::cut_chars(&line.text, 160).0),
+                                at + 1
+                            ),
+                        ));
+                    }
+                    line.text = raw.into_owned();
+                }
+                at += 1;
+            }
+        }
+        out.push(requoted);
+    }
+    Ok(out)
 }
 
 /// The model-facing result: the summary line and the (bounded, scrubbed) diff.
@@ -285,7 +427,7 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
         Some(rest) => format!("--- a/{name}\n+++ b/{name}\n{rest}"),
         None => diff,
     };
-    let scrubbed = scrub_context(&diff);
+    let scrubbed = scrub_diff(&diff);
     let (shown, truncated) = bound(&scrubbed);
     if truncated {
         format!(
@@ -298,17 +440,21 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     }
 }
 
-/// The diff with its context lines scrubbed of credentials; added and removed lines verbatim.
-fn scrub_context(diff: &str) -> String {
-    let mut out = String::with_capacity(diff.len());
-    for line in diff.split_inclusive('\n') {
-        if line.starts_with(' ') {
-            out.push_str(&redact::redact(line));
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
+/// The diff with the text of every line scrubbed of credentials, each line's `+`, `-` or ` `
+/// kept outside what the scrubber measures.
+fn scrub_diff(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let header = i < 2 && (line.starts_with("--- ") || line.starts_with("+++ "));
+            match line.as_bytes().first() {
+                Some(b'+' | b'-' | b' ') if !header => {
+                    format!("{}{}", &line[..1], redact::redact(&line[1..]))
+                }
+                _ => redact::redact(line).into_owned(),
+            }
+        })
+        .collect()
 }
 
 /// `diff` bounded to [`DIFF_MAX_CHARS`] characters, keeping whole lines of its head and tail

@@ -2,8 +2,16 @@
 //! (safe, verified writes with an advisory syntax check), edit_file (exact text or a V4A patch,
 //! answered with a unified diff), append_file, list_dir and search_files (paged, merged,
 //! budgeted), with PicoClaw's sandbox (workspace restriction, read/write allowlists, protected
-//! credential paths), its per-tool switches, credential redaction of everything read, and the
-//! large-result spill.
+//! credential paths), its per-tool switches, credential redaction of everything it returns, and
+//! the large-result spill.
+//!
+//! Every result and error passes [`scrub`] in [`Surface::call`], before the spill, text and
+//! structured JSON alike. An error (which may quote file lines, a patch, the model's own
+//! arguments) passes the whole scrubber. A success passes its token formats: the handlers that
+//! return file content (read_file, search_files, edit_file's diff) scrub each piece of it whole
+//! before they frame it, and the rule for machine-generated runs, measured again over the
+//! framed text, could reach across a `path-12-` or a diff's `+` into the content and mask the
+//! frame with it (see [`redact_tokens`]); file names and paths in results stay addressable.
 
 mod edit;
 mod list;
@@ -15,10 +23,11 @@ mod write;
 
 use serde_json::{Value, json};
 
-use super::{CallContext, Surface, ToolDef, ToolOutput};
+use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::picoclaw::{PicoclawConfig, ReadFileMode};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::redact::{redact, redact_tokens};
 use policy::Policy;
 
 /// The six tools, in PicoClaw's order.
@@ -236,6 +245,41 @@ impl Picoclaw {
     }
 }
 
+/// `output` with credential-looking values masked in every text block and every string of its
+/// structured content: by the whole scrubber in an error, by its token formats in a success
+/// (see the module documentation).
+fn scrub(mut output: ToolOutput) -> ToolOutput {
+    let clean: fn(&str) -> std::borrow::Cow<'_, str> = if output.is_error {
+        redact
+    } else {
+        redact_tokens
+    };
+    for block in &mut output.content {
+        if let Content::Text(text) = block
+            && let std::borrow::Cow::Owned(masked) = clean(text)
+        {
+            *text = masked;
+        }
+    }
+    if let Some(value) = output.structured.as_mut() {
+        scrub_value(value, clean);
+    }
+    output
+}
+
+fn scrub_value(value: &mut Value, clean: fn(&str) -> std::borrow::Cow<'_, str>) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(masked) = clean(text) {
+                *text = masked;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, clean)),
+        Value::Object(map) => map.values_mut().for_each(|v| scrub_value(v, clean)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 impl Surface for Picoclaw {
     fn tools(&self) -> Vec<ToolDef> {
         self.enabled()
@@ -285,10 +329,10 @@ impl Surface for Picoclaw {
             ws: access,
             ctx,
         };
-        let output = match self.dispatch(&call, tool, args) {
+        let output = scrub(match self.dispatch(&call, tool, args) {
             Ok(output) => output,
             Err(err) => ToolOutput::error(&err),
-        };
+        });
         let limit = usize::try_from(self.config.max_inline_result_chars).unwrap_or(usize::MAX);
         Some(spill::bound(access, tool, output, limit))
     }
@@ -331,8 +375,9 @@ impl Surface for Picoclaw {
             out.push_str(" Use search_files instead of grep, rg, find or ls.");
         }
         out.push_str(
-            " Credential-looking values in results are shown as [FILTERED]. Results over \
-             the inline limit are saved to a file under .picoclaw/tool-results with a preview.\n",
+            " Credential-looking values in results are shown as [FILTERED]; a line copied \
+             with it unchanged keeps its real value when written back. Results over the inline \
+             limit are saved to a file under .picoclaw/tool-results with a preview.\n",
         );
         out
     }

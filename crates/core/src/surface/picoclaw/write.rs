@@ -10,7 +10,14 @@
 //!
 //! append_file appends in place (`O_APPEND`, then fsync): the file keeps its mode and inode, a
 //! symbolic link is followed to its target, and a missing file (and its parents) is created.
+//!
+//! Both first map `[FILTERED]` copied from a redacted read back to the value it hides in the
+//! existing file ([`restore`]): writing back a read, one line changed, keeps every hidden value
+//! (and is then `unchanged`, `appended` or an overwrite with the real values); a placeholder
+//! that cannot be mapped where it would replace a hidden value refuses the call before anything
+//! is written.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value, json};
@@ -22,6 +29,8 @@ use super::policy::{Op, Target};
 use crate::access::{Access, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
+use crate::text::redact::FILTERED;
+use crate::text::restore;
 
 /// The read-back buffer.
 const VERIFY_BUFFER: usize = 32 * 1024;
@@ -30,7 +39,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     let overwrite = flag(&args, "write_file", "overwrite")?;
     let args = Args::parse("write_file", args, &["path", "content", "overwrite"])?;
     let raw = args.str("path")?;
-    let content = args.str("content")?.as_bytes();
+    let content = args.str("content")?;
     let target = call.pico.policy.locate(call.ws, raw, Op::Write)?;
     let resolved_path = target.resolved.path.to_string_lossy().into_owned();
     let existing = match target.access.metadata(&target.resolved) {
@@ -44,6 +53,15 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Err(e) => return Err(ToolError::from_io(&e, "write", raw)),
     };
     let io_err = |e: io::Error| ToolError::from_io(&e, "write", raw);
+    let content: Cow<'_, str> = match existing {
+        Some(_) if content.contains(FILTERED) => {
+            let (old, _) = target.access.read_all(&target.resolved).map_err(io_err)?;
+            restore::restore(&String::from_utf8_lossy(&old), content)
+                .map_err(|u| ToolError::invalid(u.message("the content")))?
+        }
+        _ => Cow::Borrowed(content),
+    };
+    let content = content.as_bytes();
     // What was written, and where in the file it starts.
     let (action, written, offset): (&str, &[u8], u64) = match existing {
         None => {
@@ -336,6 +354,7 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => create_parents(&target)?,
         Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
     }
+    let content = restore_appended(&target, raw, content)?;
     let old = append_bytes(target.access, &target.resolved, content.as_bytes())
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
     let total = old + content.len() as u64;
@@ -350,6 +369,31 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             content.len()
         )
     }))
+}
+
+/// `content` to append to the file, with `[FILTERED]` copied from a redacted read of it mapped
+/// back to the values it hides.
+fn restore_appended<'a>(target: &Target<'_>, raw: &str, content: &'a str) -> Result<Cow<'a, str>> {
+    if !content.contains(FILTERED) {
+        return Ok(Cow::Borrowed(content));
+    }
+    let old = match target.access.read_all(&target.resolved) {
+        Ok((old, _)) => old,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Cow::Borrowed(content)),
+        Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
+    };
+    let old = String::from_utf8_lossy(&old);
+    let whole = format!("{old}{content}");
+    let restored = restore::restore(&old, &whole)
+        .map_err(|u| ToolError::invalid(u.message("the file after the append")))?;
+    match restored.strip_prefix(old.as_ref()) {
+        Some(appended) if appended != content => Ok(Cow::Owned(appended.to_string())),
+        Some(_) => Ok(Cow::Borrowed(content)),
+        None => Err(ToolError::invalid(format!(
+            "the content holds {FILTERED} joined to the last line of {raw}, which hides a value; \
+             start the content on a new line. Nothing was written."
+        ))),
+    }
 }
 
 fn create_parents(target: &Target<'_>) -> Result<()> {
