@@ -624,13 +624,18 @@ fn no_error_path_shows_a_secret() {
         err(&p, tool, args);
     }
     assert_eq!(files(&p), before, "an error path changed a file");
-    // Successful calls whose output quotes the files: reads, searches (spilled), diffs.
+    // Successful calls whose output quotes the files: reads, searches, diffs, and a listing
+    // too large to show inline (read_file and search_files pages fit inline; list_dir spills).
     ok(&p, "read_file", json!({"path": "many.env"}));
-    let found = ok(
+    ok(
         &p,
         "search_files",
         json!({"pattern": "K", "limit": 200, "context": 1}),
     );
+    for i in 0..100 {
+        p.write(&format!("names/f{i}-{GITHUB}.txt"), "x");
+    }
+    let found = ok(&p, "list_dir", json!({"path": "names"}));
     assert!(
         found.contains(".picoclaw/tool-results/"),
         "not spilled: {found}"
