@@ -16,6 +16,10 @@ use serde_json::Value;
 
 use crate::cli::{Cli, Command, JailMode, Profile, SchemaFormat, WorkspaceArgs};
 
+/// The line `serve` prints to stderr at start when paths are not confined to the roots.
+const UNCONFINED: &str = "unconfined: gg reaches every path this process can (absolute paths \
+                          and .. go beyond --root); pass --jail roots to confine it to the roots";
+
 /// How a command ended.
 pub enum Outcome {
     /// Success.
@@ -50,6 +54,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
             sweep_left_temps();
+            if ws.jail_roots().is_none() {
+                eprintln!("fsgate: {UNCONFINED}");
+            }
             // One stdio session needs no worker pool: its protocol work is light and runs on
             // this thread, tool calls run on the blocking pool. HTTP serves many sessions.
             let mut runtime = if serve.http.is_some() {

@@ -300,3 +300,40 @@ fn picoclaw_switches_come_from_the_environment_with_or_without_a_file() {
     assert!(!off.contains(&"write_file".to_string()), "{off:?}");
     assert!(off.contains(&"read_file".to_string()));
 }
+
+#[test]
+fn serve_says_once_on_stderr_when_paths_are_unconfined_and_how_to_confine_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let serve = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fsgate"))
+            .args(["serve", "--root", root])
+            .args(extra)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        stderr(&out)
+    };
+    let unconfined = serve(&[]);
+    let lines: Vec<&str> = unconfined
+        .lines()
+        .filter(|l| l.contains("unconfined"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "fsgate: unconfined: gg reaches every path this process can (absolute paths and .. go \
+          beyond --root); pass --jail roots to confine it to the roots"
+        ],
+        "{unconfined}"
+    );
+    for confined in [
+        &["--jail", "roots"][..],
+        &["--profile", "coder"],
+        &["--profile", "qwen"],
+    ] {
+        let text = serve(confined);
+        assert!(!text.contains("unconfined"), "{confined:?}: {text}");
+    }
+}
