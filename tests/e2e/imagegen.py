@@ -36,19 +36,23 @@ def gif(width: int, height: int) -> bytes:
 
 
 def jpeg(width: int, height: int) -> bytes:
-    """A baseline JPEG header (SOI, APP0 JFIF, SOF0 with the dimensions) and EOI."""
+    """A baseline JPEG: SOI, APP0 JFIF, SOF0 with the dimensions, a scan (SOS and entropy-coded
+    bytes, enough for the pixel count to be plausible) and EOI."""
     app0 = b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
     sof = struct.pack(">BHHB", 8, height, width, 3) + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+    sos = b"\x03\x01\x00\x02\x11\x03\x11\x00\x3f\x00"
     return (
         b"\xff\xd8"
         + b"\xff\xe0" + struct.pack(">H", len(app0) + 2) + app0
         + b"\xff\xc0" + struct.pack(">H", len(sof) + 2) + sof
+        + b"\xff\xda" + struct.pack(">H", len(sos) + 2) + sos
+        + b"\x2a" * (width * height // 256 + 1)
         + b"\xff\xd9"
     )
 
 
 def webp(width: int, height: int) -> bytes:
-    """A lossless (VP8L) WebP header carrying the dimensions."""
+    """A lossless (VP8L) WebP carrying the dimensions."""
     bits = (width - 1) | ((height - 1) << 14)
     payload = b"\x2f" + struct.pack("<I", bits) + b"\x00" * 8
     chunk = b"VP8L" + struct.pack("<I", len(payload)) + payload

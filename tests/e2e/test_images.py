@@ -151,19 +151,28 @@ async def test_images_under_unlimited_mode_are_the_same(ws, tmp_path):
         assert len(r.images) == 1 and base64.b64decode(r.images[0].data) == data
 
 
-async def test_unreadable_header_is_still_an_image_by_magic_number(ws):
-    data = b"\x89PNG\r\n\x1a\n" + b"not a real header"
-    make(ws, {"broken.png": data})
+async def test_a_damaged_image_is_described_not_attached(ws):
+    """Only real images are attached: a model API that validates images could otherwise reject
+    the whole turn. A damaged one is described (format claimed, size, why)."""
+    cases = {
+        "broken.png": b"\x89PNG\r\n\x1a\n" + b"not a real header",
+        "report.gif": b"GIF89a garbage",
+        "cut.jpg": imagegen.jpeg(33, 21)[:-2],
+        "cut.webp": imagegen.webp(40, 30)[:-1],
+    }
+    make(ws, cases)
     async with serve(ws) as c:
-        r = await c.call("read_file", {"path": "broken.png"})
-        r.ok()
-        assert len(r.images) == 1 and r.images[0].mime_type == "image/png"
-        assert base64.b64decode(r.images[0].data) == data
-        assert "broken.png" in r.text and re.search(size_re(len(data)), r.text)
+        for name, data in cases.items():
+            r = await c.call("read_file", {"path": name})
+            r.ok()
+            assert not r.images, name
+            assert name in r.text and re.search(size_re(len(data)), r.text), r.text
+            assert "damaged" in r.text and "not attached" in r.text, r.text
+        assert "26400" not in (await c.call("read_file", {"path": "report.gif"})).text
 
 
 async def test_gif87a_is_recognised(ws):
-    data = b"GIF87a" + bytes([5, 0, 6, 0]) + b"\x00\x00\x00;"
+    data = b"GIF87a" + bytes([5, 0, 6, 0]) + b"\x00\x00\x00" + b"\x2c\x00\x00\x00\x00\x05\x00\x06\x00\x00\x02\x02\x44\x01\x00;"
     make(ws, {"old.gif": data})
     async with serve(ws) as c:
         r = await c.call("read_file", {"path": "old.gif"})

@@ -145,7 +145,7 @@ async def test_tree_depth_above_10_is_answered_at_10(ws):
     assert len(lines) == 10
     for i, line in enumerate(lines[:9]):
         assert line == "  " * i + f"d{i + 1}/"
-    assert lines[9] == "  " * 9 + "d10/ (1 entries not shown)" or lines[9].startswith("  " * 9 + "d10/ (1 ")
+    assert lines[9] == "  " * 9 + "d10/ (1 entry not shown)" or lines[9].startswith("  " * 9 + "d10/ (1 ")
 
 
 # ---- tree: errors ----------------------------------------------------------------------------

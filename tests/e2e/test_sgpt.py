@@ -142,10 +142,10 @@ async def test_auto_tools_are_read_only_and_review_tools_destructive(ws, tmp_pat
         assert tool.output_schema is not None, name
 
 
-async def test_without_an_agent_command_the_agent_tool_is_not_listed(ws):
+async def test_without_an_agent_command_or_a_lore_library_those_tools_are_not_listed(ws):
     async with serve(ws, None, SGPT) as c:
         tools = await c.tools()
-    assert "agent" not in tools and "exec_shell" in tools
+    assert "agent" not in tools and "search_lores" not in tools and "exec_shell" in tools
 
 
 # ---- diff against GNU patch --------------------------------------------------------------------

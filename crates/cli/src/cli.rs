@@ -56,13 +56,20 @@ pub enum Command {
     },
     /// Print the system-prompt fragment for this configuration.
     Prompt(WorkspaceArgs),
-    /// Validate a configuration file: exit 0, or exit 2 listing every problem.
+    /// Validate a configuration file exactly as `serve --config FILE` does before it starts:
+    /// exit 0, or exit 2 listing every problem.
     CheckConfig {
-        /// The configuration file (TOML for gg, YAML for coder).
+        /// The configuration file: TOML for gg and sgpt, YAML for coder, JSON for qwen and
+        /// picoclaw.
         file: PathBuf,
-        /// Whose configuration it is [default: coder for .yaml/.yml files, else gg].
+        /// Whose configuration it is [default: coder for .yaml/.yml files, gg for others; a
+        /// .json file needs --profile qwen or --profile picoclaw].
         #[arg(long, value_enum)]
         profile: Option<Profile>,
+        /// The roots `serve` would be given (repeatable) [default: as serve: the current
+        /// directory, or coder's base_paths].
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
     },
     /// Serve the console on loopback: a web page with the configuration editor (validated as
     /// you type, saved as the file) and the live call log of a server run with --call-log.
@@ -161,8 +168,10 @@ pub struct WorkspaceArgs {
     /// Repeat it for several allowed roots (coder, or --jail roots); the first is primary.
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
-    /// The configuration file: TOML for gg (capabilities, read mode, agents, model), the coder
-    /// worker's YAML for coder (watched: its numeric limits reload while serving).
+    /// The configuration file, in the profile's own format: TOML for gg (capabilities, read
+    /// mode, agents, model), the coder worker's YAML for coder (watched: its numeric limits
+    /// reload while serving), Qwen Code's settings.json for qwen (else the workspace's and the
+    /// user's .qwen/settings.json), PicoClaw's JSON for picoclaw, TOML for sgpt.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Confine paths to the roots (gg; coder is always confined).

@@ -16,6 +16,10 @@ use serde_json::Value;
 
 use crate::cli::{Cli, Command, JailMode, Profile, SchemaFormat, WorkspaceArgs};
 
+/// The line `serve` prints to stderr at start when paths are not confined to the roots.
+const UNCONFINED: &str = "unconfined: gg reaches every path this process can (absolute paths \
+                          and .. go beyond --root); pass --jail roots to confine it to the roots";
+
 /// How a command ended.
 pub enum Outcome {
     /// Success.
@@ -50,6 +54,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 Err(message) => return Ok(Outcome::Usage(message)),
             };
             sweep_left_temps();
+            if ws.jail_roots().is_none() {
+                eprintln!("fsgate: {UNCONFINED}");
+            }
             // One stdio session needs no worker pool: its protocol work is light and runs on
             // this thread, tool calls run on the blocking pool. HTTP serves many sessions.
             let mut runtime = if serve.http.is_some() {
@@ -205,24 +212,30 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             print!("{}", ws.prompt());
             Ok(Outcome::Ok)
         }
-        Command::CheckConfig { file, profile } => {
-            let yaml = matches!(
-                file.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            );
-            let checked = match profile.unwrap_or(if yaml { Profile::Coder } else { Profile::Gg }) {
-                Profile::Gg => Config::load(&file).map(drop),
-                Profile::Coder => CoderConfig::load(&file).map(drop),
-                Profile::Qwen => QwenConfig::load(&file).map(drop),
-                Profile::Picoclaw => PicoclawConfig::load(&file).map(drop),
-                Profile::Sgpt => SgptConfig::load(&file).map(drop),
+        Command::CheckConfig {
+            file,
+            profile,
+            roots,
+        } => {
+            let profile = match profile.map_or_else(|| profile_of(&file), Ok) {
+                Ok(profile) => profile,
+                Err(message) => return Ok(Outcome::Usage(message)),
             };
-            match checked {
-                Ok(()) => {
+            // The workspace serve would open, opened the way serve opens it: one validation.
+            let args = WorkspaceArgs {
+                roots,
+                config: Some(file.clone()),
+                jail: JailMode::None,
+                agent: None,
+                no_vision: false,
+                profile,
+            };
+            match open(&args) {
+                Ok(_) => {
                     println!("{}: ok", file.display());
                     Ok(Outcome::Ok)
                 }
-                Err(e) => Ok(Outcome::Usage(e.to_string())),
+                Err(message) => Ok(Outcome::Usage(message)),
             }
         }
         Command::Console(args) => crate::console::run(args),
@@ -241,7 +254,22 @@ fn sweep_left_temps() {
     }
 }
 
-/// Opens the workspace the options describe; the error is a message for stderr.
+/// Whose configuration `file` is when no --profile says: coder's for YAML, gg's for the rest;
+/// a JSON file could be qwen's or picoclaw's, so it must be named.
+fn profile_of(file: &Path) -> Result<Profile, String> {
+    match file.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => Ok(Profile::Coder),
+        Some("json") => Err(format!(
+            "{} is JSON, which the qwen profile (Qwen Code's settings.json) and the picoclaw \
+             profile take; say which with --profile qwen or --profile picoclaw",
+            file.display()
+        )),
+        _ => Ok(Profile::Gg),
+    }
+}
+
+/// Opens the workspace the options describe, validating its configuration: what `serve` runs
+/// before it starts, and all that `check-config` runs. The error is a message for stderr.
 fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     let mut options = Options::new(".");
     options.roots = if args.roots.is_empty() && args.profile != Profile::Coder {

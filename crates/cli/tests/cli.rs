@@ -71,15 +71,24 @@ fn call_resolves_paths_against_root_not_the_current_directory() {
 #[test]
 fn call_shows_an_image_as_its_line_and_a_placeholder() {
     let dir = tempfile::tempdir().unwrap();
+    // Header, logical screen, one 4x2 image and its LZW data, trailer.
     let mut gif = b"GIF89a".to_vec();
     gif.extend_from_slice(&[4, 0, 2, 0, 0, 0, 0]);
+    gif.extend_from_slice(&[0x2C, 0, 0, 0, 0, 4, 0, 2, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3B]);
     std::fs::write(dir.path().join("pic.gif"), &gif).unwrap();
     let out = fsgate(dir.path(), &["call", "read_file", r#"{"path": "pic.gif"}"#]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         stdout(&out),
-        "Image pic.gif: GIF, 4x2 pixels, 13 bytes.\n[image attachment: image/gif, 13 bytes]"
+        "Image pic.gif: GIF, 4x2 pixels, 29 bytes.\n[image attachment: image/gif, 29 bytes]"
     );
+    // The header alone is described, not attached.
+    std::fs::write(dir.path().join("cut.gif"), &gif[..13]).unwrap();
+    let out = fsgate(dir.path(), &["call", "read_file", r#"{"path": "cut.gif"}"#]);
+    assert_eq!(out.status.code(), Some(0));
+    let shown = stdout(&out);
+    assert!(shown.starts_with("Image cut.gif: claims to be GIF, 13 bytes; not attached"));
+    assert!(!shown.contains("[image attachment"), "{shown}");
 }
 
 #[test]
@@ -290,4 +299,41 @@ fn picoclaw_switches_come_from_the_environment_with_or_without_a_file() {
     let off = names(&[("PICOCLAW_TOOLS_WRITE_FILE_ENABLED", "false")]);
     assert!(!off.contains(&"write_file".to_string()), "{off:?}");
     assert!(off.contains(&"read_file".to_string()));
+}
+
+#[test]
+fn serve_says_once_on_stderr_when_paths_are_unconfined_and_how_to_confine_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let serve = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fsgate"))
+            .args(["serve", "--root", root])
+            .args(extra)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        stderr(&out)
+    };
+    let unconfined = serve(&[]);
+    let lines: Vec<&str> = unconfined
+        .lines()
+        .filter(|l| l.contains("unconfined"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "fsgate: unconfined: gg reaches every path this process can (absolute paths and .. go \
+          beyond --root); pass --jail roots to confine it to the roots"
+        ],
+        "{unconfined}"
+    );
+    for confined in [
+        &["--jail", "roots"][..],
+        &["--profile", "coder"],
+        &["--profile", "qwen"],
+    ] {
+        let text = serve(confined);
+        assert!(!text.contains("unconfined"), "{confined:?}: {text}");
+    }
 }

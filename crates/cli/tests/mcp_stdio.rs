@@ -155,15 +155,18 @@ async fn unknown_tools_are_protocol_errors() {
     client.cancel().await.unwrap();
 }
 
-/// A 2x3 PNG with a valid IHDR (the CRCs are not checked by dimension readers).
+/// A whole 2x3 grey PNG (IHDR with its CRC, IDAT, IEND), as an encoder writes it.
 fn tiny_png() -> Vec<u8> {
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend_from_slice(&13u32.to_be_bytes());
-    png.extend_from_slice(b"IHDR");
-    png.extend_from_slice(&2u32.to_be_bytes());
-    png.extend_from_slice(&3u32.to_be_bytes());
-    png.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
-    png
+    [
+        "89504e470d0a1a0a0000000d49484452000000020000000308000000009c",
+        "81815d0000000b49444154789c636080020000090001fb52b8a900000000",
+        "49454e44ae426082",
+    ]
+    .concat()
+    .as_bytes()
+    .chunks(2)
+    .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
+    .collect()
 }
 
 #[tokio::test]

@@ -214,10 +214,13 @@ impl Workspace {
                 if options.roots.is_empty() {
                     return Err(OpenError::NoRoot);
                 }
-                let access = jailed(JailConfig {
+                let mut access = jailed(JailConfig {
                     roots: options.roots.clone(),
                     ..JailConfig::default()
                 })?;
+                if options.profile == Profile::Sgpt {
+                    access = access.with_artifact_dir(&options.sgpt.artifact_dir);
+                }
                 let surface: Box<dyn Surface> = match options.profile {
                     Profile::Qwen => Box::new(Qwen::new(options.qwen.clone())),
                     Profile::Picoclaw => Box::new(Picoclaw::new(options.picoclaw.clone())),

@@ -185,8 +185,9 @@ fn an_agent_is_given_only_its_allowlist() {
     assert!(out.is_error);
     assert_eq!(
         out.text_content(),
-        "denied: edit_file is not enabled in this configuration; the tools offered are \
-         read_file, tree, search"
+        "denied: edit_file is not on the allowlist of agent \"reviewer\" ([agents.reviewer] \
+         allow = [\"read_file\", \"tree\", \"search\"]), so this agent cannot call it; the \
+         tools offered are read_file, tree, search"
     );
     assert!(fx.call("list_dir", json!({})).is_error);
 }
@@ -199,9 +200,15 @@ fn an_allowlist_cannot_give_a_call_of_a_disabled_capability() {
         o.agent = Some("writer".to_string());
     });
     assert_eq!(names(&fx), ["read_file"]);
+    // On the allowlist but switched off: the capability is what refuses.
+    assert_eq!(
+        fx.err("write_file", json!({"path": "a", "content": ""})),
+        "denied: write_file is not enabled in this configuration; the tools offered are read_file"
+    );
+    // Off the allowlist: the agent's allowlist is named.
     assert!(
-        fx.call("write_file", json!({"path": "a", "content": ""}))
-            .is_error
+        fx.err("search", json!({"query": "x"}))
+            .starts_with("denied: search is not on the allowlist of agent \"writer\"")
     );
 }
 

@@ -151,7 +151,7 @@ fn tree_depth_three_indents_two_spaces_per_level() {
     src/
       main.js
       systems/
-        deep/ (1 entries not shown)
+        deep/ (1 entry not shown)
         s0.js
         s1.js
         s2.js
@@ -274,7 +274,7 @@ fn tree_depth_above_ten_is_answered_at_ten() {
                 d7/
                   d8/
                     d9/
-                      d10/ (1 entries not shown)
+                      d10/ (1 entry not shown)
     ");
 }
 

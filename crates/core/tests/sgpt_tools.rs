@@ -11,7 +11,7 @@ use sgpt_support::Sx;
 
 #[test]
 fn auto_tools_are_read_only_and_review_tools_destructive() {
-    let sx = Sx::config("[agent]\ncommand = [\"true\"]\n");
+    let sx = Sx::config("[agent]\ncommand = [\"true\"]\n[lore]\nlibraries = [\"kb\"]\n");
     let tools = sx.ws.tools();
     let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
     assert_eq!(
@@ -61,6 +61,25 @@ fn descriptions_and_prompt_state_the_configured_limits() {
     let prompt = sx.ws.prompt();
     assert!(prompt.contains("killed after 45 s"), "{prompt}");
     assert!(!prompt.contains("agent {"));
+}
+
+#[test]
+fn tools_that_cannot_work_are_not_offered() {
+    // No lore library, no sub-agent command: neither search_lores nor agent is listed or
+    // promised, and a call to either says what to configure.
+    let sx = Sx::new();
+    let names: Vec<&str> = sx.ws.tools().iter().map(|t| t.name).collect();
+    assert_eq!(names, ["read_files", "exec_shell", "diff", "replace"]);
+    let prompt = sx.ws.prompt();
+    assert!(!prompt.contains("search_lores"), "{prompt}");
+    assert!(!prompt.contains("- agent"), "{prompt}");
+    let text = sx.err("search_lores", json!({"query": "x"}));
+    assert!(text.contains("[lore] libraries"), "{text}");
+
+    let sx = Sx::config("[lore]\nlibraries = [\"kb\"]\n");
+    let names: Vec<&str> = sx.ws.tools().iter().map(|t| t.name).collect();
+    assert!(names.contains(&"search_lores") && !names.contains(&"agent"));
+    assert!(sx.ws.prompt().contains("- search_lores {query"));
 }
 
 #[test]

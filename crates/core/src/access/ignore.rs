@@ -3,6 +3,14 @@
 //! workspace is a git repository yet; `.git` itself is never entered; dotfiles are walked like
 //! any other file. The user's global git excludes are not consulted, so a workspace walks the
 //! same on every machine.
+//!
+//! **Artifact folders.** The folders fsgate's profiles save whole tool output in
+//! ([`ARTIFACT_DIRS`], and sgpt's configured `artifact_dir`) hold stale copies of files a tool
+//! once showed, so no walk enters them: every search, tree, glob and grep of every profile
+//! leaves them out, whatever the ignore files say ([`Access::is_artifact_dir`] is the one test).
+//! A path named inside one (or the folder itself) is walked in full, and there ignore files do
+//! not apply: the `.gitignore` of `*` such a folder holds keeps it out of git, not out of an
+//! explicit search.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -15,6 +23,56 @@ use super::Access;
 
 /// The name of git's own directory, which no walk enters.
 const GIT_DIR: &str = ".git";
+
+/// The folders fsgate's profiles save whole tool output in, relative to the working directory
+/// (to each root, under a jail): picoclaw's spilled results and sgpt's default artifact folder.
+/// No walk enters them (see the module's documentation).
+pub const ARTIFACT_DIRS: [&str; 2] = [".picoclaw/tool-results", ".fsgate/artifacts"];
+
+/// Which folders are artifact folders, as a value a walk's filter can own.
+#[derive(Clone, Debug)]
+pub struct ArtifactRule {
+    /// The folders relative paths are taken from: the working directory (as given and
+    /// canonical), or each root of the jail.
+    bases: Vec<PathBuf>,
+    /// The artifact folders, relative to a base.
+    dirs: Vec<PathBuf>,
+}
+
+impl ArtifactRule {
+    /// Whether the folder `name`, an entry of the folder `parent` (relative to a base), is an
+    /// artifact folder.
+    pub fn is_artifact_child(&self, parent: &Path, name: &std::ffi::OsStr) -> bool {
+        self.dirs
+            .iter()
+            .any(|d| d.file_name() == Some(name) && d.parent() == Some(parent))
+    }
+
+    /// Whether `path` (absolute, as a walk spells it) is an artifact folder.
+    pub fn is_artifact(&self, path: &Path) -> bool {
+        let Some(name) = path.file_name() else {
+            return false;
+        };
+        // Most folders are ruled out by their name alone.
+        if !self.dirs.iter().any(|d| d.file_name() == Some(name)) {
+            return false;
+        }
+        self.relative(path).any(|rel| self.dirs.contains(&rel))
+    }
+
+    /// Whether `path` is an artifact folder or lies inside one.
+    pub fn is_inside(&self, path: &Path) -> bool {
+        self.relative(path)
+            .any(|rel| self.dirs.iter().any(|d| rel.starts_with(d)))
+    }
+
+    /// `path` relative to each base it lies under.
+    fn relative<'a>(&'a self, path: &'a Path) -> impl Iterator<Item = PathBuf> + 'a {
+        self.bases
+            .iter()
+            .filter_map(move |base| path.strip_prefix(base).ok().and_then(normalize))
+    }
+}
 
 fn builder(root: &Path, parents: bool) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
@@ -37,16 +95,76 @@ pub(super) fn in_repository(dir: &Path) -> bool {
 }
 
 impl Access {
+    /// Adds `dir` (relative to the working directory, or absolute beneath a root) to the
+    /// artifact folders no walk enters (see [`ARTIFACT_DIRS`]); sgpt's `artifact_dir`. A path
+    /// that names no folder below a root adds nothing.
+    pub fn with_artifact_dir(mut self, dir: &Path) -> Access {
+        let rel = if dir.is_absolute() {
+            self.artifact_rule().relative(dir).next()
+        } else {
+            normalize(dir)
+        };
+        if let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty())
+            && !ARTIFACT_DIRS.iter().any(|d| Path::new(d) == rel)
+            && !self.artifact_dirs.contains(&rel)
+        {
+            self.artifact_dirs.push(rel);
+        }
+        self
+    }
+
+    /// The artifact folders of this workspace, for a walk to own.
+    pub fn artifact_rule(&self) -> ArtifactRule {
+        let bases = match self.jail() {
+            Some(jail) => jail.roots().iter().map(|r| r.path.clone()).collect(),
+            None => vec![self.root.clone(), self.canonical_root.clone()],
+        };
+        let dirs = ARTIFACT_DIRS
+            .iter()
+            .map(PathBuf::from)
+            .chain(self.artifact_dirs.iter().cloned())
+            .collect();
+        ArtifactRule { bases, dirs }
+    }
+
+    /// Whether the folder at `path` (as a walk spells it) is an artifact folder, which no walk
+    /// enters (see [`ARTIFACT_DIRS`]). The one test every walker asks.
+    pub fn is_artifact_dir(&self, path: &Path) -> bool {
+        let Some(name) = path.file_name() else {
+            return false;
+        };
+        let named = |d: &Path| d.file_name() == Some(name);
+        if !ARTIFACT_DIRS.iter().any(|d| named(Path::new(d)))
+            && !self.artifact_dirs.iter().any(|d| named(d))
+        {
+            return false;
+        }
+        self.artifact_rule().is_artifact(path)
+    }
+
+    /// Whether `path` is an artifact folder or lies inside one: it was named explicitly, so it
+    /// is walked in full and no ignore file applies to it.
+    pub fn in_artifact_dir(&self, path: &Path) -> bool {
+        self.artifact_rule().is_inside(path)
+    }
+
     /// A walk of `root` under the ignore rule, siblings in byte order of their names (so a
     /// depth-first walk is in path order), descending at most `max_depth` levels (`None`: no
-    /// bound). Dropping the iterator stops the walk: nothing beyond what was consumed is read.
+    /// bound), artifact folders left out. Dropping the iterator stops the walk: nothing beyond
+    /// what was consumed is read.
     ///
     /// Which ignore files count follows git: inside a repository, those of the repository
     /// (up to its top); in a directory that is not one yet, those of the working directory and
-    /// below, never those of the directories above it.
+    /// below, never those of the directories above it. Inside an artifact folder none do.
     pub fn sorted_walk(&self, root: &Path, max_depth: Option<usize>) -> Walk {
+        let artifacts = self.artifact_rule();
+        let explicit = artifacts.is_inside(root);
         let in_repo = in_repository(root);
-        let mut builder = builder(root, in_repo);
+        let mut builder = if explicit {
+            builder_with(root, false, &IgnoreFiles::default())
+        } else {
+            builder(root, in_repo)
+        };
         builder
             .max_depth(max_depth)
             .sort_by_file_name(|a, b| a.cmp(b));
@@ -54,13 +172,13 @@ impl Access {
         // directory and a deeper root itself (that would read every directory above too), so
         // each entry is also asked of a matcher anchored at the working directory.
         let anchored = match (self.relative_to_root(root).and_then(normalize), in_repo) {
-            (Some(rel), false) if !rel.as_os_str().is_empty() => self
+            (Some(rel), false) if !rel.as_os_str().is_empty() && !explicit => self
                 .matcher(false)
                 .map(|m| (Mutex::new(m), self.root().to_path_buf())),
             _ => None,
         };
         builder.filter_entry(move |entry| {
-            if entry.file_name() == GIT_DIR {
+            if entry.file_name() == GIT_DIR || is_artifact_entry(&artifacts, entry) {
                 return false;
             }
             let Some((matcher, top)) = &anchored else {
@@ -91,6 +209,9 @@ impl Access {
         let Some(rel) = self.relative_to_root(path).and_then(normalize) else {
             return false;
         };
+        if self.in_artifact_dir(path) {
+            return false;
+        }
         if rel.as_os_str().is_empty() {
             return false;
         }
@@ -107,9 +228,12 @@ impl Access {
 /// The ignore files of a walk whose rule is not [`Access::sorted_walk`]'s: a profile's own
 /// choice of files (qwen honours `.gitignore`, `.qwenignore` and configured files, and lets a call
 /// switch `.gitignore` off). `.git` is never entered by a walk either way. By default nothing is
-/// ignored.
+/// ignored but the artifact folders.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IgnoreFiles {
+    /// Keep the artifact folders ([`ARTIFACT_DIRS`]) in the walk: for a listing of one folder,
+    /// which shows them as `list_dir` does. By default a walk leaves them out.
+    pub keep_artifacts: bool,
     /// `.gitignore` files (nested, negations included) and `.git/info/exclude`.
     pub git: bool,
     /// ripgrep's `.ignore` files.
@@ -142,9 +266,9 @@ fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder 
 
 impl Access {
     /// A walk of `root` under `files`, siblings in byte order of their names, descending at
-    /// most `max_depth` levels (`None`: no bound); `.git` is never entered. Which directories'
-    /// ignore files count is decided as for [`Access::sorted_walk`]. Dropping the iterator
-    /// stops the walk.
+    /// most `max_depth` levels (`None`: no bound); `.git` and the artifact folders are never
+    /// entered. Which directories' ignore files count is decided as for
+    /// [`Access::sorted_walk`]. Dropping the iterator stops the walk.
     pub fn walk_with(&self, root: &Path, max_depth: Option<usize>, files: &IgnoreFiles) -> Walk {
         let mut builder = self.builder_for(root, max_depth, files);
         builder.sort_by_file_name(|a, b| a.cmp(b));
@@ -171,6 +295,17 @@ impl Access {
         max_depth: Option<usize>,
         files: &IgnoreFiles,
     ) -> WalkBuilder {
+        let artifacts = (!files.keep_artifacts).then(|| self.artifact_rule());
+        // A root inside an artifact folder was named explicitly: walked in full, as there.
+        let bare = IgnoreFiles {
+            keep_artifacts: files.keep_artifacts,
+            ..IgnoreFiles::default()
+        };
+        let files = if self.in_artifact_dir(root) {
+            &bare
+        } else {
+            files
+        };
         let in_repo = in_repository(root);
         let mut builder = builder_with(root, in_repo, files);
         builder.max_depth(max_depth);
@@ -189,7 +324,11 @@ impl Access {
         let anchored = self.anchored_ignore(files);
         let top = self.root().to_path_buf();
         builder.filter_entry(move |entry| {
-            if entry.file_name() == GIT_DIR {
+            if entry.file_name() == GIT_DIR
+                || artifacts
+                    .as_ref()
+                    .is_some_and(|a| is_artifact_entry(a, entry))
+            {
                 return false;
             }
             if between.is_none() && anchored.is_none() {
@@ -218,6 +357,9 @@ impl Access {
         let Some(rel) = self.relative_to_root(path).and_then(normalize) else {
             return false;
         };
+        if self.in_artifact_dir(path) {
+            return false;
+        }
         if rel.as_os_str().is_empty() {
             return false;
         }
@@ -248,6 +390,13 @@ impl Access {
         }
         builder.build().ok().filter(|g| !g.is_empty())
     }
+}
+
+/// Whether a walk's `entry` below its root is an artifact folder.
+fn is_artifact_entry(rule: &ArtifactRule, entry: &ignore::DirEntry) -> bool {
+    entry.depth() > 0
+        && entry.file_type().is_some_and(|t| t.is_dir())
+        && rule.is_artifact(entry.path())
 }
 
 /// Lexically removes `.` and resolves `..` inside a root-relative path; `None` when `..` would

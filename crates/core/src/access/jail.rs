@@ -21,7 +21,7 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{ErrorKind, Result, ToolError};
 
@@ -316,6 +316,17 @@ fn push_front(
     Ok(())
 }
 
+/// One pattern of `non_accessible_globs` (`case_insensitive`) or `default_exclude_globs`, as
+/// the jail compiles it: what a configuration is checked with before the jail is built.
+pub fn compile_glob(
+    glob: &str,
+    case_insensitive: bool,
+) -> std::result::Result<Glob, globset::Error> {
+    GlobBuilder::new(glob)
+        .case_insensitive(case_insensitive)
+        .build()
+}
+
 fn glob_set(
     globs: &[String],
     case_insensitive: bool,
@@ -324,10 +335,7 @@ fn glob_set(
     let mut builder = GlobSetBuilder::new();
     let mut bad = Vec::new();
     for glob in globs {
-        match GlobBuilder::new(glob)
-            .case_insensitive(case_insensitive)
-            .build()
-        {
+        match compile_glob(glob, case_insensitive) {
             Ok(g) => {
                 builder.add(g);
             }

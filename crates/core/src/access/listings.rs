@@ -38,6 +38,7 @@ use ignore::IncrementalIgnore;
 
 use super::Access;
 use super::fs::{self, Stamp};
+use super::ignore::ArtifactRule;
 use super::walkdir::{HandleBudget, HeldDir, OpenDir, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
@@ -130,6 +131,8 @@ pub struct ListedWalk<'a> {
     handles: HandleBudget,
     /// Folders filtered by the current matcher.
     matched: usize,
+    /// The artifact folders, which no listing keeps.
+    artifacts: ArtifactRule,
 }
 
 /// A folder being walked.
@@ -183,12 +186,16 @@ impl WalkedFile {
 
 impl Access {
     /// The regular files under the directory `root` (spelled as a resolved path is), in path
-    /// order, under the ignore rule of [`Access::sorted_walk`], with non-accessible paths left
-    /// out; folder listings are kept for the next call (see this module). `None` when `root` is
-    /// not a directory under the working directory that lies in the same repository (or none)
-    /// as it: walk those with [`Access::sorted_walk`].
+    /// order, under the ignore rule of [`Access::sorted_walk`], with non-accessible paths and
+    /// artifact folders left out; folder listings are kept for the next call (see this
+    /// module). `None` when `root` is not a directory under the working directory that lies in
+    /// the same repository (or none) as it, or lies inside an artifact folder: walk those with
+    /// [`Access::sorted_walk`].
     pub fn listed_walk(&self, root: &Path) -> Option<ListedWalk<'_>> {
         let rel = super::ignore::normalize(self.relative_to_root(root)?)?;
+        if self.in_artifact_dir(root) {
+            return None;
+        }
         let in_repo = super::ignore::in_repository(self.root());
         if super::ignore::in_repository(root) != in_repo {
             return None;
@@ -215,6 +222,7 @@ impl Access {
             listed_anew: 0,
             handles: HandleBudget::new(MAX_OPEN),
             matched: 0,
+            artifacts: self.artifact_rule(),
         };
         // The rules of the folders between the working directory and `root` apply below it.
         let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
@@ -350,6 +358,9 @@ impl ListedWalk<'_> {
                 continue;
             }
             let is_dir = kind == WalkKind::Dir;
+            if is_dir && self.artifacts.is_artifact_child(rel, &name) {
+                continue;
+            }
             if matcher.matched(rel.join(&name), is_dir).is_ignore() {
                 continue;
             }

@@ -60,6 +60,8 @@ pub struct Access {
     jail: Option<Jail>,
     /// Folder listings kept from one search to the next.
     listings: std::sync::Mutex<Option<Box<listings::Listings>>>,
+    /// Artifact folders configured beyond [`ignore::ARTIFACT_DIRS`], root-relative.
+    artifact_dirs: Vec<PathBuf>,
 }
 
 impl Access {
@@ -79,6 +81,7 @@ impl Access {
             canonical_root,
             jail: None,
             listings: Default::default(),
+            artifact_dirs: Vec::new(),
         })
     }
 
@@ -90,6 +93,7 @@ impl Access {
             root,
             jail: Some(jail),
             listings: Default::default(),
+            artifact_dirs: Vec::new(),
         }
     }
 

@@ -256,6 +256,25 @@ fn validate(
         (None, None) => {}
     }
     config.limits = limits;
+    // The patterns are compiled here exactly as the jail will compile them, so a file that
+    // passes starts a server.
+    for (key, globs, case_insensitive) in [
+        ("non_accessible_globs", &config.non_accessible_globs, true),
+        (
+            "default_exclude_globs",
+            &config.default_exclude_globs,
+            false,
+        ),
+    ] {
+        for (i, glob) in globs.iter().enumerate() {
+            if let Err(e) = crate::access::jail::compile_glob(glob, case_insensitive) {
+                problem(
+                    &format!("{key}[{i}]"),
+                    format!("{glob:?} is not a glob pattern: {}", e.kind()),
+                );
+            }
+        }
+    }
     config
 }
 
@@ -352,6 +371,32 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn globs_that_do_not_compile_are_refused_each_by_its_place() {
+        let yaml = "non_accessible_globs: [\"**/.env\", \"**/[.pem\"]\n\
+                    default_exclude_globs: [\"{target\", \"**/[a-]x\"]\n";
+        let err = CoderConfig::parse(yaml, "c.yaml", &no_env).unwrap_err();
+        let keys: Vec<&str> = err.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["non_accessible_globs[1]", "default_exclude_globs[0]"]
+        );
+        assert!(
+            err.problems[0]
+                .message
+                .starts_with("\"**/[.pem\" is not a glob pattern: ")
+        );
+        // What passes here is what the jail compiles.
+        let ok = CoderConfig::parse("non_accessible_globs: [\"**/[.]env\"]\n", "c", &no_env);
+        let config = ok.unwrap();
+        let jail = crate::access::Jail::new(&crate::access::JailConfig {
+            roots: vec![std::env::temp_dir()],
+            non_accessible: config.non_accessible_globs,
+            default_excludes: config.default_exclude_globs,
+        });
+        assert!(jail.is_ok());
     }
 
     #[test]

@@ -120,7 +120,9 @@ fn scalar(value: &Yaml) -> Option<String> {
 }
 
 /// Reads every lore file under the library folder `library` (a path as configured), through
-/// the access layer. Files that cannot be read are reported in the warnings.
+/// the access layer. Entries whose names start with `.` and artifact folders (saved tool
+/// output, see `access::ignore::ARTIFACT_DIRS`) are not walked. Files that cannot be read are
+/// reported in the warnings.
 pub fn load(access: &Access, library: &Path) -> Result<(Vec<Lore>, Vec<String>)> {
     let raw = library.to_string_lossy();
     let root = access.resolve(&raw)?;
@@ -183,7 +185,7 @@ fn walk(
             EntryKind::Other => continue,
         };
         if is_dir {
-            if depth + 1 < MAX_DEPTH {
+            if depth + 1 < MAX_DEPTH && !access.is_artifact_dir(&child_path) {
                 walk(access, &child, depth + 1, lores, warnings);
             }
             continue;

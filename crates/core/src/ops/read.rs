@@ -112,6 +112,9 @@ pub enum Attachment {
     TooLarge(u64),
     /// Described only: the model cannot see images.
     NoVision,
+    /// Described only: the bytes are not a whole image of the format they claim (why, see
+    /// [`image::check`]).
+    Damaged(String),
 }
 
 /// Reads `target` under `options`. A large file's length comes from the process-wide line
@@ -243,19 +246,31 @@ fn read_image(
     format: ImageFormat,
     options: &ReadOptions,
 ) -> io::Result<ImageRead> {
-    let attachment = if !options.attach_images {
-        Attachment::NoVision
-    } else if size > options.image_ceiling {
-        Attachment::TooLarge(options.image_ceiling)
+    // An image that could be attached is checked whole, vision or not, so that its
+    // description never repeats what a damaged header claims.
+    let (attachment, dimensions) = if size > options.image_ceiling {
+        let attachment = if options.attach_images {
+            Attachment::TooLarge(options.image_ceiling)
+        } else {
+            Attachment::NoVision
+        };
+        (attachment, image::dimensions_of(&mut file))
     } else {
         let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
         file.read_to_end(&mut data)?;
-        Attachment::Attached(data)
-    };
-    let dimensions = match &attachment {
-        Attachment::Attached(data) => image::dimensions(data),
-        _ => image::dimensions_of(&mut file),
+        match image::check(&data) {
+            Some(Ok(checked)) if options.attach_images => (
+                Attachment::Attached(data),
+                Some((checked.width, checked.height)),
+            ),
+            Some(Ok(checked)) => (Attachment::NoVision, Some((checked.width, checked.height))),
+            Some(Err(damaged)) => (Attachment::Damaged(damaged.reason), None),
+            None => (
+                Attachment::Damaged("it changed while being read".into()),
+                None,
+            ),
+        }
     };
     Ok(ImageRead {
         format,

@@ -213,7 +213,8 @@ pub fn gif(w: u16, h: u16) -> Vec<u8> {
     out
 }
 
-/// A baseline JPEG header of `w`x`h` pixels: SOI, APP0 JFIF, SOF0, EOI.
+/// A baseline JPEG of `w`x`h` pixels: SOI, APP0 JFIF, SOF0, a scan (SOS and entropy-coded
+/// bytes enough for the pixel count to be plausible), EOI.
 pub fn jpeg(w: u16, h: u16) -> Vec<u8> {
     let mut out = vec![0xFF, 0xD8];
     out.extend_from_slice(&[0xFF, 0xE0, 0x00, 0x10]);
@@ -223,19 +224,27 @@ pub fn jpeg(w: u16, h: u16) -> Vec<u8> {
     out.extend_from_slice(&h.to_be_bytes());
     out.extend_from_slice(&w.to_be_bytes());
     out.extend_from_slice(&[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+    out.extend_from_slice(&[0xFF, 0xDA, 0x00, 0x0C, 3, 1, 0, 2, 0x11, 3, 0x11, 0, 63, 0]);
+    out.resize(out.len() + usize::from(w) * usize::from(h) / 256 + 1, 0x2A);
     out.extend_from_slice(&[0xFF, 0xD9]);
     out
 }
 
-/// An extended-format (VP8X) WebP of `w`x`h` pixels.
+/// An extended-format (VP8X) WebP of `w`x`h` pixels, its image a lossless (VP8L) chunk.
 pub fn webp(w: u32, h: u32) -> Vec<u8> {
     let mut vp8x = vec![0u8; 4];
     vp8x.extend_from_slice(&(w - 1).to_le_bytes()[..3]);
     vp8x.extend_from_slice(&(h - 1).to_le_bytes()[..3]);
+    let mut vp8l = vec![0x2F];
+    vp8l.extend_from_slice(&((w - 1) | (h - 1) << 14).to_le_bytes());
+    vp8l.extend_from_slice(&[0; 7]);
     let mut body = b"WEBP".to_vec();
     body.extend_from_slice(b"VP8X");
     body.extend_from_slice(&(vp8x.len() as u32).to_le_bytes());
     body.extend_from_slice(&vp8x);
+    body.extend_from_slice(b"VP8L");
+    body.extend_from_slice(&(vp8l.len() as u32).to_le_bytes());
+    body.extend_from_slice(&vp8l);
     let mut out = b"RIFF".to_vec();
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);

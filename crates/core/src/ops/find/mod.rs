@@ -4,7 +4,9 @@
 //! come in path order. Symbolic links are never followed nor reported, and `.gitignore` does not
 //! apply: what hides noise is the jail's `default_exclude_globs` (the walk does not enter a
 //! matching directory and skips a matching file), unless turned off per call or unless the
-//! target itself is noise (naming it expresses the wish to look inside). Non-accessible
+//! target itself is noise (naming it expresses the wish to look inside). fsgate's artifact
+//! folders (saved tool output, `access::ignore::ARTIFACT_DIRS`) below the target are never
+//! entered; a target inside one is searched in full. Non-accessible
 //! (secret) files are wholly absent — never opened, never reported as a path — and so are
 //! non-accessible directories, which the access layer refuses to list. Include and exclude
 //! globs (globset syntax, `*` also crossing `/`, case-sensitive) are matched against the path

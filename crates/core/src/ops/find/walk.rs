@@ -1,7 +1,8 @@
 //! The walk of a search: depth-first from the target, siblings in byte order of their names,
 //! each directory listed and each file opened relative to its parent's handle. It yields the
 //! files that pass the filters (secrets, default-exclude noise, include and exclude globs), each
-//! with whether its path matches the query.
+//! with whether its path matches the query. Artifact folders (saved tool output) below the
+//! target are not entered.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -97,7 +98,10 @@ impl<'a> Walk<'a> {
     /// left out or cannot be read.
     fn enter(&mut self, name: &OsString, path: PathBuf) -> Option<Level> {
         let access = self.access;
-        if access.is_secret_path(&path) || (self.excludes && access.is_excluded_path(&path, true)) {
+        if access.is_secret_path(&path)
+            || (self.excludes && access.is_excluded_path(&path, true))
+            || access.is_artifact_dir(&path)
+        {
             return None;
         }
         // A folder whose name is not UTF-8 cannot be named to the jail, and is skipped, as one

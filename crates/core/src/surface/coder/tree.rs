@@ -142,6 +142,10 @@ impl Walk<'_, '_> {
             node.truncated = Some(self.excluded(&path));
             return node;
         }
+        if access.is_artifact_dir(&path) {
+            node.truncated = Some(artifact(&path));
+            return node;
+        }
         if depth >= self.max_depth {
             node.truncated = Some(self.too_deep(&path));
             return node;
@@ -187,5 +191,19 @@ impl Walk<'_, '_> {
             shown: 0,
             total: None,
         }
+    }
+}
+
+/// The truncation of an artifact folder (saved tool output), which no walk enters.
+fn artifact(path: &Path) -> TruncationInfo {
+    TruncationInfo {
+        hint: format!(
+            "not entered: fsgate's folder of saved tool output, whose files are stale copies; \
+             call tree or list-folder with {{\"path\": \"{}\"}} to see inside",
+            path.display()
+        ),
+        reason: "artifact_folder".to_string(),
+        shown: 0,
+        total: None,
     }
 }

@@ -36,6 +36,8 @@ pub struct Gg {
     vision: bool,
     /// The tools offered, in the profile's order.
     active: Vec<&'static str>,
+    /// The agent the tools are restricted to, and its allowlist.
+    agent: Option<(String, Vec<String>)>,
 }
 
 /// Why a gg surface could not be built.
@@ -76,6 +78,9 @@ impl Gg {
             line_cap: config.line_cap,
             vision: config.vision && !vision_off,
             active,
+            agent: agent
+                .zip(allow)
+                .map(|(name, allow)| (name.to_string(), allow.clone())),
         })
     }
 
@@ -215,18 +220,31 @@ impl Surface for Gg {
     ) -> Option<ToolOutput> {
         let tool = all_tools().find(|t| *t == name)?;
         if !self.offers(tool) {
-            let err = ToolError::new(
-                ErrorKind::Denied,
-                format!(
-                    "{tool} is not enabled in this configuration; the tools offered are {}",
-                    if self.active.is_empty() {
-                        "none".to_string()
-                    } else {
-                        self.active.join(", ")
-                    }
+            let offered = if self.active.is_empty() {
+                "none".to_string()
+            } else {
+                self.active.join(", ")
+            };
+            // An agent's allowlist that leaves the tool out is named, with the agent; else
+            // the tool's capability is off.
+            let message = match &self.agent {
+                Some((agent, allow)) if !allow.iter().any(|a| a == tool) => format!(
+                    "{tool} is not on the allowlist of agent {agent:?} ([agents.{agent}] allow = \
+                     [{}]), so this agent cannot call it; the tools offered are {offered}",
+                    allow
+                        .iter()
+                        .map(|a| format!("{a:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
-            );
-            return Some(ToolOutput::error(&err));
+                _ => format!(
+                    "{tool} is not enabled in this configuration; the tools offered are {offered}"
+                ),
+            };
+            return Some(ToolOutput::error(&ToolError::new(
+                ErrorKind::Denied,
+                message,
+            )));
         }
         Some(match self.dispatch(access, tool, args, ctx) {
             Ok(output) => output,

@@ -84,6 +84,12 @@ fn image(shown: &str, image: ImageRead) -> ToolOutput {
             "{described}; not attached: this model cannot see images, so only this description \
              is returned."
         )),
+        Attachment::Damaged(why) => ToolOutput::text(format!(
+            "Image {shown}: claims to be {}, {} bytes; not attached, as it is damaged or not an \
+             image a model can be sent: {why}. Only this description is returned.",
+            image.format.name(),
+            image.size
+        )),
     }
 }
 

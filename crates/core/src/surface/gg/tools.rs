@@ -20,7 +20,7 @@ pub(super) fn description(gg: &Gg, tool: &str) -> String {
             };
             let images = if gg.vision {
                 "PNG, JPEG, GIF and WebP files (recognised by content) come back as images, up \
-                 to 8 MiB."
+                 to 8 MiB; a damaged one is described instead."
             } else {
                 "PNG, JPEG, GIF and WebP files (recognised by content) are described (format, \
                  size, dimensions), not shown: this model cannot see images."

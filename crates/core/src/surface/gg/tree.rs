@@ -1,7 +1,8 @@
 //! tree's text: the root unnamed, two spaces of indent per level, directories suffixed `/`,
-//! `name/ (N entries not shown)` at the depth bound, `(empty directory)` for a root with
-//! nothing beneath it; at most 1,000 lines and 16 KiB, the closing line included, and a cut
-//! result ends with a line saying so. The walk stops as soon as the bound is reached.
+//! `name/ (N entries not shown)` at the depth bound (`(1 entry not shown)` for one),
+//! `(empty directory)` for a root with nothing beneath it; at most 1,000 lines and 16 KiB, the
+//! closing line included, and a cut result ends with a line saying so. The walk stops as soon
+//! as the bound is reached.
 
 use crate::ops::list::Entry;
 use crate::ops::tree::{Node, TreeOutcome};
@@ -31,8 +32,10 @@ fn line(node: &Node) -> String {
     };
     let mut line = "  ".repeat(node.depth.saturating_sub(1));
     line.push_str(&super::list::line(&entry));
-    if let Some(n) = node.not_shown {
-        line.push_str(&format!(" ({n} entries not shown)"));
+    match node.not_shown {
+        Some(1) => line.push_str(" (1 entry not shown)"),
+        Some(n) => line.push_str(&format!(" ({n} entries not shown)")),
+        None => {}
     }
     line
 }

@@ -58,6 +58,7 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
     let git_kept = respect_git.then(|| {
         kept_by(&IgnoreFiles {
             git: true,
+            keep_artifacts: true,
             ..IgnoreFiles::default()
         })
     });
@@ -65,6 +66,7 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
     let qwen_kept = (!qwen_files.is_empty()).then(|| {
         kept_by(&IgnoreFiles {
             anchored: qwen_files,
+            keep_artifacts: true,
             ..IgnoreFiles::default()
         })
     });

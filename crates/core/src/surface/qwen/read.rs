@@ -1,13 +1,14 @@
 //! read_file: text decoded from its encoding and shown by 0-based line windows, Jupyter
-//! notebooks as structured cells, images and PDFs as attachments when the model takes them,
-//! other media refused with guidance, other binaries named and skipped.
+//! notebooks as structured cells, images and PDFs as attachments when the model takes them
+//! (an image only when it is a whole PNG, JPEG, GIF or WebP; else it is described), other
+//! media refused with guidance, other binaries named and skipped.
 
 use serde_json::Value;
 
 use super::args::Args;
 use super::{Outcome, Qwen, is_notebook, resolve};
 use crate::access::Access;
-use crate::ops::image::ImageFormat;
+use crate::ops::image::{self, ImageFormat};
 use crate::ops::notebook::{self, Notebook};
 use crate::surface::{Content, ToolOutput};
 use crate::text::encoding;
@@ -123,7 +124,29 @@ pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
             if meta.len > MAX_MEDIA_BYTES {
                 return Err(too_large(raw, size_mb, 10));
             }
-            return Ok(attachment(mime, read_all()?));
+            let data = read_all()?;
+            // Only a whole image of a format that is checked is attached (see ops::image).
+            match image::check(&data) {
+                Some(Ok(checked)) => return Ok(attachment(checked.format.mime(), data)),
+                Some(Err(damaged)) => {
+                    return Ok(ToolOutput::text(format!(
+                        "Image file {raw} is not attached: it claims to be {} ({} bytes) but is \
+                         damaged or not an image a model can be sent: {}.",
+                        damaged.format.name(),
+                        data.len(),
+                        damaged.reason
+                    )));
+                }
+                None if is_binary(&head) => {
+                    return Ok(ToolOutput::text(format!(
+                        "Image file {raw} is not attached: its bytes are not a PNG, JPEG, GIF or \
+                         WebP image ({mime} by its name), and only those formats are checked \
+                         and sent to the model."
+                    )));
+                }
+                // Text under an image's name: read as the text it is.
+                None => {}
+            }
         }
         Some(Media::Pdf) => {
             if !qwen.config.modalities.pdf {

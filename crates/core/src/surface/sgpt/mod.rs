@@ -64,7 +64,13 @@ impl Surface for Sgpt {
     fn tools(&self) -> Vec<ToolDef> {
         tools::TOOLS
             .iter()
-            .filter(|t| t.name != "agent" || self.config.agent.is_some())
+            // A tool that cannot work is not offered: search_lores needs a lore library,
+            // agent a sub-agent command.
+            .filter(|t| match t.name {
+                "agent" => self.config.agent.is_some(),
+                "search_lores" => !self.config.lore_libraries.is_empty(),
+                _ => true,
+            })
             .map(|t| ToolDef {
                 name: t.name,
                 description: (t.description)(&self.config),
@@ -130,10 +136,12 @@ impl Surface for Sgpt {
             output::duration_text(self.config.shell_timeout),
             self.config.output_cap_chars
         ));
-        text.push_str(
-            "- search_lores {query, top_n?}: search the lore libraries (team knowledge in \
-             Markdown) with a case-insensitive regex; read a hit's path for the full text.\n",
-        );
+        if !self.config.lore_libraries.is_empty() {
+            text.push_str(
+                "- search_lores {query, top_n?}: search the lore libraries (team knowledge in \
+                 Markdown) with a case-insensitive regex; read a hit's path for the full text.\n",
+            );
+        }
         if self.config.agent.is_some() {
             text.push_str(
                 "- agent {query, title?, files?, tools?, model?}: hand a self-contained task to \
