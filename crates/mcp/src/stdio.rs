@@ -189,7 +189,11 @@ fn parse(line: &[u8]) -> Parsed {
         return Parsed::Skip;
     };
     match value.get("id") {
-        // A notification (or a message from an unknown dialect) is never answered.
+        // A notification, or a response (to a request of this server's), is never answered.
+        _ if value.get("method").is_none() => {
+            tracing::debug!("skipping a response this server does not know: {error}");
+            Parsed::Skip
+        }
         None => {
             tracing::debug!("skipping a notification this server does not know: {error}");
             Parsed::Skip
@@ -335,9 +339,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn lines_within_the_limit_pass_and_malformed_requests_are_answered_under_their_id() {
+    async fn lines_within_the_limit_pass_and_malformed_requests_are_answered_under_their_id_but_responses_are_not()
+     {
         let input = format!(
-            "\u{feff}{}\n   \nnot json\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}}\n{}",
+            "\u{feff}{}\n   \nnot json\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}}\n{{\"jsonrpc\":\"1.0\",\"id\":9,\"result\":{{}}}}\n{{\"jsonrpc\":\"1.0\",\"id\":10,\"method\":\"ping\"}}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}}\n{}",
             ping(1).trim_end(),
             ping(4)
         );
@@ -346,8 +351,10 @@ mod tests {
         let ids: Vec<_> = passed.iter().map(|m| m["id"].clone()).collect();
         assert_eq!(ids, [json!(1), Value::Null, json!(4)]);
         assert_eq!(passed[1]["method"], json!("notifications/unknown"));
-        assert_eq!(answered.len(), 1, "{answered:?}");
-        assert_eq!(answered[0]["id"], json!(3));
-        assert_eq!(answered[0]["error"]["code"], json!(-32600));
+        // The requests are answered under their ids; the malformed response is not answered.
+        let mut ids: Vec<_> = answered.iter().filter_map(|m| m["id"].as_i64()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [3, 10], "{answered:?}");
+        assert!(answered.iter().all(|m| m["error"]["code"] == json!(-32600)));
     }
 }
