@@ -117,12 +117,28 @@ impl ToolError {
             K::NotADirectory => Self::invalid(format!(
                 "a parent of {shown} is a file, not a directory, so it cannot {action}; check the path with list_dir"
             )),
+            // A name or path the filesystem cannot hold (`ENAMETOOLONG`), or a file path
+            // written as a directory's.
+            K::InvalidFilename => Self::invalid(format!("cannot {action} {}: {err}", clip(shown))),
             K::IsADirectory => Self::invalid(format!(
                 "{shown} is a directory, so it cannot {action}; use list_dir or tree to see its entries"
             )),
             _ => Self::new(ErrorKind::Io, format!("could not {action} {shown}: {err}")),
         }
     }
+}
+
+/// `shown` with its middle left out when it is too long to repeat in full (a path of
+/// thousands of bytes).
+fn clip(shown: &str) -> std::borrow::Cow<'_, str> {
+    const KEEP: usize = 80;
+    if shown.chars().count() <= 2 * KEEP {
+        return shown.into();
+    }
+    let head: String = shown.chars().take(KEEP).collect();
+    let tail: Vec<char> = shown.chars().rev().take(KEEP).collect();
+    let tail: String = tail.into_iter().rev().collect();
+    format!("{head}…{tail} ({} bytes)", shown.len()).into()
 }
 
 /// Result alias for operations.

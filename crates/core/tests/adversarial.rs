@@ -1,4 +1,5 @@
-//! The adversarial suite (issue 9): escapes, secrets, atomicity, resources and bad input,
+//! The adversarial suite (issue 9): escapes, secrets, atomicity, resources, bad input and
+//! strict paths (issue 16),
 //! driven through the public `Workspace` API for every profile. See each module.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
@@ -20,3 +21,6 @@ mod bad_input;
 
 #[path = "adversarial/secrets.rs"]
 mod secrets;
+
+#[path = "adversarial/paths.rs"]
+mod paths;

@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
@@ -13,6 +14,7 @@ use fsgate_core::Workspace;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::limit::{MAX_MESSAGE_BYTES, Oversized};
 use crate::{FsgateServer, ServeError};
 
 /// The path the MCP endpoint is mounted at.
@@ -55,7 +57,8 @@ pub async fn serve_http(
     origins.extend(options.allowed_origins.iter().cloned());
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_origins(origins)
-        .enforce_origin_validation();
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_MESSAGE_BYTES);
     if !options.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(options.allowed_hosts.clone());
     } else if !addr.ip().is_loopback() {
@@ -80,6 +83,7 @@ pub async fn serve_http(
     let token = Arc::new(options.token.clone());
     let router = axum::Router::new()
         .nest_service(ENDPOINT, service)
+        .layer(middleware::from_fn(limit_body))
         .layer(middleware::from_fn(session_closed))
         .layer(middleware::from_fn_with_state(token, require_token));
     tracing::info!("serving MCP over HTTP at http://{addr}{ENDPOINT}");
@@ -114,6 +118,99 @@ async fn require_token(
         )
             .into_response()
     }
+}
+
+/// Answers a request whose body is over [`MAX_MESSAGE_BYTES`] with 413 Payload Too Large and a
+/// JSON-RPC error naming the limit (its `id` read from the body's start or end where it can
+/// be, else `null`), having read the rest of the body first (up to [`DRAIN_BYTES`]), so a
+/// client still sending it hears the answer rather than a reset connection. A body without a
+/// declared length is read here, up to the limit, and handed on whole.
+async fn limit_body(request: Request, next: Next) -> Response {
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(len) if len <= MAX_MESSAGE_BYTES as u64 => next.run(request).await,
+        Some(_) => {
+            let (_, body) = request.into_parts();
+            too_large(drain(body, Oversized::default()).await)
+        }
+        None => {
+            let (parts, mut body) = request.into_parts();
+            let mut kept: Vec<u8> = Vec::new();
+            while let Some(data) = next_data(&mut body).await {
+                let Ok(data) = data else {
+                    return (
+                        StatusCode::BAD_REQUEST,
+                        "the request body could not be read to its end\n",
+                    )
+                        .into_response();
+                };
+                if kept.len() + data.len() > MAX_MESSAGE_BYTES {
+                    let mut skipped = Oversized::default();
+                    skipped.take(&kept);
+                    drop(kept);
+                    skipped.take(&data);
+                    return too_large(drain(body, skipped).await);
+                }
+                kept.extend_from_slice(&data);
+            }
+            next.run(Request::from_parts(parts, Body::from(kept))).await
+        }
+    }
+}
+
+/// How much of a body over the limit is read (and dropped) before it is answered anyway.
+pub const DRAIN_BYTES: u64 = 4 * MAX_MESSAGE_BYTES as u64;
+
+/// Reads the rest of `body` into `skipped` (which keeps only its ends), up to [`DRAIN_BYTES`];
+/// with whether it was read to its end.
+async fn drain(mut body: Body, mut skipped: Oversized) -> (Oversized, bool) {
+    while skipped.len() < DRAIN_BYTES {
+        match next_data(&mut body).await {
+            Some(Ok(data)) => skipped.take(&data),
+            Some(Err(_)) => return (skipped, false),
+            None => return (skipped, true),
+        }
+    }
+    (skipped, false)
+}
+
+/// The next data of `body` (trailers skipped); `None` at its end.
+async fn next_data(body: &mut Body) -> Option<Result<Bytes, axum::Error>> {
+    use axum::body::HttpBody as _;
+    loop {
+        let frame =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut *body).poll_frame(cx)).await?;
+        match frame {
+            Ok(frame) => {
+                if let Ok(data) = frame.into_data() {
+                    return Some(Ok(data));
+                }
+            }
+            Err(e) => return Some(Err(e)),
+        }
+    }
+}
+
+/// 413 with the JSON-RPC error answering the body `skipped` kept the ends of.
+fn too_large((skipped, whole): (Oversized, bool)) -> Response {
+    tracing::warn!(
+        bytes = skipped.len(),
+        limit = MAX_MESSAGE_BYTES,
+        "an HTTP request body is longer than the limit; answering it with 413"
+    );
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        [(header::CONTENT_TYPE, "application/json")],
+        skipped.answer(whole).to_string(),
+    )
+        .into_response()
 }
 
 /// A session closed with DELETE is answered 204 No Content: the request is complete, not

@@ -17,6 +17,8 @@
 
 pub mod calllog;
 pub mod http;
+pub mod limit;
+pub mod stdio;
 
 use std::sync::Arc;
 
@@ -78,16 +80,14 @@ pub async fn serve_stdio(workspace: Arc<Workspace>) -> Result<(), ServeError> {
     serve_stdio_with(FsgateServer::new(workspace)).await
 }
 
-/// The longest JSON-RPC message read from standard input.
-pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+pub use limit::MAX_MESSAGE_BYTES;
 
 /// Serves a prepared handler (e.g. one with a call log) on standard input and output.
 pub async fn serve_stdio_with(server: FsgateServer) -> Result<(), ServeError> {
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    // One JSON-RPC message is one line: room for the largest write a profile allows (10 MiB
-    // by default, up to six times longer once escaped as JSON), where rmcp stops at 16 MiB.
-    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, write)
-        .with_max_line_length(MAX_MESSAGE_BYTES);
+    // One JSON-RPC message is one line, of up to MAX_MESSAGE_BYTES; a longer one is answered
+    // with an error rather than dropped (rmcp's own framing drops it unanswered).
+    let transport = stdio::LineTransport::new(read, write);
     let service = server
         .serve(transport)
         .await

@@ -16,11 +16,12 @@ pub mod ignore;
 pub mod jail;
 pub mod listings;
 pub mod pending;
+mod permission;
 pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use fs::{DirEntry, EntryKind, Meta, Place, Replaced, Splice, Stamp, WriteOptions};
+pub use fs::{DirEntry, EntryKind, Meta, NewFolders, Place, Replaced, Splice, Stamp, WriteOptions};
 pub use jail::{Jail, JailConfig, JailError};
 
 use crate::error::{ErrorKind, Result, ToolError};
@@ -33,6 +34,9 @@ pub struct Resolved {
     /// The path as the model gave it, for messages.
     pub shown: String,
     loc: Loc,
+    /// Written with a trailing slash (`dir/`, `dir/.`): it names a directory, as in the kernel
+    /// (an existing one, or nothing yet), so no file is written there.
+    folder: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,6 +125,45 @@ impl Access {
     }
 
     fn resolve_at(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
+        let resolved = self.resolve_path(raw, base)?;
+        self.trailing_slash(raw, resolved)
+    }
+
+    /// A path written with a trailing slash names a directory, as in the kernel (which answers
+    /// `ENOTDIR` for `file.txt/`): one naming a file, or anything else that is not a directory,
+    /// is refused; one naming nothing yet is marked, so no file is written there.
+    fn trailing_slash(&self, raw: &str, mut resolved: Resolved) -> Result<Resolved> {
+        let Some(end) = folder_suffix(raw) else {
+            return Ok(resolved);
+        };
+        let meta = match &resolved.loc {
+            // The path as given keeps the slash, and the kernel would answer for the file as
+            // `ENOTDIR`: ask about the name itself.
+            Loc::Ambient => {
+                let bare: PathBuf = resolved.path.components().collect();
+                fs::metadata(Place::Ambient(&bare))
+            }
+            Loc::Beneath { .. } => fs::metadata(self.place(&resolved)),
+        };
+        if let Ok(meta) = meta
+            && !meta.is_dir
+        {
+            let what = if meta.is_file {
+                "a file"
+            } else {
+                "a FIFO, socket or device"
+            };
+            return Err(ToolError::invalid(format!(
+                "{raw} names {what}, not a directory (a path that ends in a slash names a \
+                 directory); drop the trailing slash: {}",
+                &raw[..end]
+            )));
+        }
+        resolved.folder = true;
+        Ok(resolved)
+    }
+
+    fn resolve_path(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
         if raw.is_empty() {
             return Err(ToolError::invalid(format!(
                 "path is empty; pass a path relative to the working directory {} or an absolute \
@@ -145,6 +188,7 @@ impl Access {
                 },
                 shown: raw.to_string(),
                 loc: Loc::Ambient,
+                folder: false,
             });
         };
         let anchor = base.map_or(jail.primary(), |b| b.path.as_path());
@@ -174,6 +218,7 @@ impl Access {
                 root: inside.root,
                 rel: inside.rel,
             },
+            folder: false,
         })
     }
 
@@ -212,11 +257,13 @@ impl Access {
         if jail.is_secret(&rel) {
             return Err(not_accessible(raw));
         }
-        Ok(Resolved {
+        let entry = Resolved {
             path,
             shown: raw.to_string(),
             loc: Loc::Beneath { root, rel },
-        })
+            folder: false,
+        };
+        self.trailing_slash(raw, entry)
     }
 
     /// Whether `target` is one of the jail's roots.
@@ -343,7 +390,52 @@ impl Access {
 
     /// Creates the directory `target` and its missing parents.
     pub fn create_dir_all(&self, target: &Resolved) -> std::io::Result<()> {
+        self.check_lengths(target)?;
         fs::create_dir_all(self.place(target))
+    }
+
+    /// Creates the missing folders above `target`, once `target` is known to be a name the
+    /// filesystem can hold (see [`fs::check_lengths`]). Dropping the value returned removes
+    /// again those of them still empty (all of them when the operation that needed them
+    /// failed); [`NewFolders::keep`] keeps them.
+    pub fn create_parents(&self, target: &Resolved) -> std::io::Result<NewFolders<'_>> {
+        self.check_lengths(target)?;
+        match (&target.loc, &self.jail) {
+            (Loc::Beneath { root, rel }, Some(jail)) => match rel.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => {
+                    fs::make_dirs(Some(&jail.roots()[*root].dir), parent)
+                }
+                _ => Ok(NewFolders::none()),
+            },
+            _ => match target.path.parent() {
+                Some(parent) => fs::make_dirs(None, parent),
+                None => Ok(NewFolders::none()),
+            },
+        }
+    }
+
+    /// Refuses to make `target` when the filesystem could not hold its name (a component over
+    /// `NAME_MAX` bytes, the whole path over `PATH_MAX`), before anything is made. What exists
+    /// already is the filesystem's own answer and passes.
+    fn check_lengths(&self, target: &Resolved) -> std::io::Result<()> {
+        match fs::check_lengths(&target.path) {
+            Err(e) if fs::symlink_metadata(self.place(target)).is_err() => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses to write a file at `target` when no file can be there: a path written with a
+    /// trailing slash that names nothing yet (a directory path), or a name too long (see
+    /// [`Access::check_lengths`]).
+    fn check_file_target(&self, target: &Resolved) -> std::io::Result<()> {
+        if target.folder && fs::symlink_metadata(self.place(target)).is_err() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidFilename,
+                "the path ends in a slash, which names a directory, so no file is written \
+                 there; drop the trailing slash to write the file",
+            ));
+        }
+        self.check_lengths(target)
     }
 
     /// Replaces the file at `target` atomically with the file `splice` was read from, one range
@@ -354,6 +446,7 @@ impl Access {
         splice: Splice<'_>,
         options: WriteOptions,
     ) -> std::io::Result<Replaced> {
+        self.check_file_target(target)?;
         fs::write_atomic_splice(self.place(target), splice, options)
     }
 
@@ -365,6 +458,7 @@ impl Access {
         parts: &[&[u8]],
         options: WriteOptions,
     ) -> std::io::Result<Replaced> {
+        self.check_file_target(target)?;
         fs::write_atomic_parts(self.place(target), parts, options)
     }
 
@@ -375,6 +469,7 @@ impl Access {
         bytes: &[u8],
         options: WriteOptions,
     ) -> std::io::Result<Replaced> {
+        self.check_file_target(target)?;
         fs::write_atomic(self.place(target), bytes, options)
     }
 
@@ -447,11 +542,17 @@ impl Access {
     /// Renames `from` to `to`; with `replace` false an existing destination is
     /// `AlreadyExists`, decided atomically.
     pub fn rename(&self, from: &Resolved, to: &Resolved, replace: bool) -> std::io::Result<()> {
+        if to.folder && !fs::symlink_metadata(self.place(from)).is_ok_and(|m| m.is_dir) {
+            // Only a directory moves to a path written as a directory's, as in the kernel.
+            self.check_file_target(to)?;
+        }
+        self.check_lengths(to)?;
         fs::rename(self.place(from), self.place(to), replace)
     }
 
     /// Appends `bytes` to the file at `target` (see [`fs::append`]); returns its old length.
     pub fn append(&self, target: &Resolved, bytes: &[u8]) -> std::io::Result<u64> {
+        self.check_file_target(target)?;
         if self.jail.is_some() {
             match fs::metadata(self.place(target)) {
                 Ok(meta) => self.check_links(&meta)?,
@@ -470,6 +571,7 @@ impl Access {
     /// Copies the regular file `from` to `to` atomically, streaming, with `from`'s mode; with
     /// `replace` false an existing destination is `AlreadyExists`.
     pub fn copy_file(&self, from: &Resolved, to: &Resolved, replace: bool) -> std::io::Result<u64> {
+        self.check_file_target(to)?;
         let (mut file, meta) = self.open_regular(from)?;
         let options = WriteOptions {
             create_parents: false,
@@ -509,6 +611,25 @@ pub fn not_accessible(shown: &str) -> ToolError {
              choose another path"
         ),
     )
+}
+
+/// Where the trailing slash of a path that ends in one begins (`file.txt/`, `dir/.`, `a//`):
+/// the path before it names what the slash says is a directory. `None` for a path without one,
+/// and for `/` itself.
+fn folder_suffix(raw: &str) -> Option<usize> {
+    let mut end = raw.len();
+    loop {
+        let head = &raw[..end];
+        if let Some(rest) = head.strip_suffix('/') {
+            end = rest.len();
+        } else if let Some(rest) = head.strip_suffix("/.") {
+            // The slash before the dot is taken on the next round.
+            end = rest.len() + 1;
+        } else {
+            break;
+        }
+    }
+    (end > 0 && end < raw.len()).then_some(end)
 }
 
 /// The root-relative path `given` names lexically (before links are followed), when it lies
@@ -580,6 +701,42 @@ mod tests {
         let err = access.resolve("").unwrap_err();
         assert_eq!(err.kind, crate::error::ErrorKind::InvalidArgument);
         assert!(err.message.contains("path is empty"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_trailing_slash_is_found_after_the_last_name() {
+        assert_eq!(folder_suffix("ok.txt/"), Some(6));
+        assert_eq!(folder_suffix("a/ok.txt/."), Some(8));
+        assert_eq!(folder_suffix("a/ok.txt//./"), Some(8));
+        assert_eq!(folder_suffix("./"), Some(1));
+        for none in ["ok.txt", "a/..", "/", "/.", "a/.b", "..."] {
+            assert_eq!(folder_suffix(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn a_trailing_slash_on_a_file_is_not_a_directory_with_or_without_a_jail() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ok.txt"), "x").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        for access in [Access::new(dir.path()).unwrap(), jailed(dir.path(), &[])] {
+            let err = access.resolve("ok.txt/").unwrap_err();
+            assert_eq!(err.kind, ErrorKind::InvalidArgument);
+            assert!(
+                err.message
+                    .starts_with("ok.txt/ names a file, not a directory")
+                    && err.message.ends_with("drop the trailing slash: ok.txt"),
+                "{}",
+                err.message
+            );
+            assert!(access.resolve("sub/").is_ok());
+            let new = access.resolve("new.txt/").unwrap();
+            let err = access
+                .write_atomic(&new, b"x", WriteOptions::default())
+                .unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidFilename);
+            assert!(!dir.path().join("new.txt").exists());
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::wire::{MoveFileInput, MoveFileOutput, MoveFileResult, MoveFileSpec};
 use super::{Ctx, canonical, wire_error};
-use crate::access::Resolved;
+use crate::access::{NewFolders, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 
 pub(super) fn call(ctx: &Ctx<'_>, input: MoveFileInput) -> Result<MoveFileOutput> {
@@ -112,8 +112,9 @@ fn move_one(
             spec.from
         )));
     }
-    // Only now, with every refusal decided, may the destination's folders be created.
-    ensure_parent(ctx, base, &to, spec)?;
+    // Only now, with every refusal decided, may the destination's folders be created; a
+    // failed move removes them again when `_made` goes.
+    let _made = ensure_parent(ctx, base, &to, spec)?;
     if same_root {
         return access
             .rename(&from, &to, spec.overwrite)
@@ -175,18 +176,18 @@ fn already_exists(spec: &MoveFileSpec) -> ToolError {
 }
 
 /// Creates the destination's parent when allowed; a missing parent is C211 otherwise.
-fn ensure_parent(
-    ctx: &Ctx<'_>,
+fn ensure_parent<'a>(
+    ctx: &Ctx<'a>,
     base: Option<&Resolved>,
     to: &Resolved,
     spec: &MoveFileSpec,
-) -> Result<()> {
+) -> Result<NewFolders<'a>> {
     let Some(parent) = to.path.parent() else {
-        return Ok(());
+        return Ok(NewFolders::none());
     };
     let parent = ctx.resolve(&parent.to_string_lossy(), base)?;
     if ctx.access.metadata(&parent).is_ok_and(|m| m.is_dir) {
-        return Ok(());
+        return Ok(NewFolders::none());
     }
     if !spec.parents {
         return Err(ToolError::not_found(format!(
@@ -195,6 +196,6 @@ fn ensure_parent(
         )));
     }
     ctx.access
-        .create_dir_all(&parent)
+        .create_parents(to)
         .map_err(|e| ToolError::from_io(&e, "create the folder for", &spec.to))
 }

@@ -26,7 +26,7 @@ use super::super::args::Args;
 use super::super::{Content, ToolOutput};
 use super::Call;
 use super::policy::{Op, Target};
-use crate::access::{Access, Resolved, WriteOptions};
+use crate::access::{Access, NewFolders, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
 use crate::text::redact::FILTERED;
@@ -339,7 +339,8 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     // The read policy first, then the write policy: the refused paths are write_file's.
     call.pico.policy.locate(call.ws, raw, Op::Read)?;
     let target = call.pico.policy.locate(call.ws, raw, Op::Write)?;
-    match target.access.metadata(&target.resolved) {
+    // Folders made for a new file go again if the append fails.
+    let _made = match target.access.metadata(&target.resolved) {
         Ok(meta) if meta.is_dir => {
             return Err(ToolError::invalid(format!(
                 "{raw} is a directory, so nothing can be appended to it; pass a file path"
@@ -350,10 +351,10 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 "{raw} is not a regular file (a FIFO, socket or device); pass a file path"
             )));
         }
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => create_parents(&target)?,
+        Ok(_) => None,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Some(create_parents(&target)?),
         Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
-    }
+    };
     let content = restore_appended(&target, raw, content)?;
     let old = append_bytes(target.access, &target.resolved, content.as_bytes())
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
@@ -396,12 +397,8 @@ fn restore_appended<'a>(target: &Target<'_>, raw: &str, content: &'a str) -> Res
     }
 }
 
-fn create_parents(target: &Target<'_>) -> Result<()> {
-    let Some(parent) = target.resolved.path.parent() else {
-        return Ok(());
-    };
-    let parent = target.access.resolve(&parent.to_string_lossy())?;
-    target.access.create_dir_all(&parent).map_err(|e| {
+fn create_parents<'a>(target: &Target<'a>) -> Result<NewFolders<'a>> {
+    target.access.create_parents(&target.resolved).map_err(|e| {
         ToolError::from_io(
             &e,
             "create the parent directories of",

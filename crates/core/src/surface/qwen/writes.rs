@@ -248,9 +248,11 @@ fn write(
         )
         .map(|_| ())
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::PermissionDenied => {
-                format!("Permission denied writing to file: {raw}")
-            }
+            std::io::ErrorKind::PermissionDenied => match e.get_ref() {
+                // The access layer's own refusal says whose file it is and its mode.
+                Some(why) => format!("Permission denied writing to file: {raw}: {why}"),
+                None => format!("Permission denied writing to file: {raw}"),
+            },
             std::io::ErrorKind::IsADirectory => {
                 format!("Target is a directory, not a file: {raw}")
             }
