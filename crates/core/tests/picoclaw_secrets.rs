@@ -684,3 +684,45 @@ fn scrubbing_results_keeps_search_prefixes_and_diff_signs() {
     );
     assert!(found.contains("\nc.env-2-T=[FILTERED]"), "{found}");
 }
+
+/// A byte window that starts or ends inside a credential (an offset or length the model chose)
+/// shows the part it holds as `[FILTERED]`: following the footers with any window length never
+/// shows a piece of a secret.
+#[test]
+fn byte_windows_that_cut_a_secret_never_show_a_piece_of_it() {
+    let p = setup();
+    let pieces: Vec<String> = SECRETS
+        .iter()
+        .flat_map(|s| {
+            let body: Vec<char> = s.chars().skip(8).collect();
+            body.windows(6)
+                .map(|w| w.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for length in [3, 7, 10, 13, 20, 30, 41, 55] {
+        let mut offset = 0;
+        loop {
+            let out = ok(
+                &p,
+                "read_file",
+                json!({"path": ".env", "offset": offset, "length": length}),
+            );
+            for piece in &pieces {
+                assert!(
+                    !out.contains(piece.as_str()),
+                    "length {length} at offset {offset} shows {piece}:\n{out}"
+                );
+            }
+            let Some(next) = out.split("offset=").nth(1) else {
+                break;
+            };
+            offset = next
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+        }
+    }
+}

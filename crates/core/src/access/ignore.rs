@@ -27,7 +27,11 @@ const GIT_DIR: &str = ".git";
 /// The folders fsgate's profiles save whole tool output in, relative to the working directory
 /// (to each root, under a jail): picoclaw's spilled results and sgpt's default artifact folder.
 /// No walk enters them (see the module's documentation).
-pub const ARTIFACT_DIRS: [&str; 2] = [".picoclaw/tool-results", ".fsgate/artifacts"];
+pub const ARTIFACT_DIRS: [&str; 2] = [PICOCLAW_ARTIFACTS, FSGATE_ARTIFACTS];
+/// picoclaw's folder of spilled results, relative to the workspace.
+pub const PICOCLAW_ARTIFACTS: &str = ".picoclaw/tool-results";
+/// sgpt's folder of saved outputs by default (`artifact_dir`), relative to the primary root.
+pub const FSGATE_ARTIFACTS: &str = ".fsgate/artifacts";
 
 /// Which folders are artifact folders, as a value a walk's filter can own.
 #[derive(Clone, Debug)]

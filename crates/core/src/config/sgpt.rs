@@ -66,7 +66,7 @@ impl Default for SgptConfig {
             shell_timeout: Duration::from_secs(120),
             output_cap_chars: 30_000,
             max_artifact_bytes: 64 * 1024 * 1024,
-            artifact_dir: PathBuf::from(".fsgate/artifacts"),
+            artifact_dir: PathBuf::from(crate::access::ignore::FSGATE_ARTIFACTS),
             agent: None,
         }
     }

@@ -10,12 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::access::{Access, WriteOptions};
 
-/// picoclaw's folder of spilled results, relative to the workspace.
-pub const PICOCLAW_DIR: &str = ".picoclaw/tool-results";
-/// sgpt's folder of saved outputs by default (`artifact_dir`), relative to the primary root.
-pub const FSGATE_DIR: &str = ".fsgate/artifacts";
-/// Every artifact folder a search leaves out, relative to the workspace.
-pub const FOLDERS: [&str; 2] = [PICOCLAW_DIR, FSGATE_DIR];
+pub use crate::access::ignore::{
+    ARTIFACT_DIRS as FOLDERS, FSGATE_ARTIFACTS as FSGATE_DIR, PICOCLAW_ARTIFACTS as PICOCLAW_DIR,
+};
 
 /// Numbers the artifacts of this process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -19,7 +19,9 @@
 //! measured after scrubbing, which can change its length.
 //!
 //! Both modes pass the text through the credential scrubber; headers, offsets and line
-//! numbers count the raw file. The file is streamed: memory follows the window.
+//! numbers count the raw file. A byte window is scrubbed together with the rest of the lines
+//! it cuts, so a credential it shows only part of (an offset or length the model chose) is
+//! still one `[FILTERED]`. The file is streamed: memory follows the window.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
@@ -213,11 +215,18 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
         }
         header
     };
-    let render = |n: usize| {
-        let text = for_model(&String::from_utf8_lossy(&data[..n]));
-        format!("{}\n\n{text}", header(n))
+    // Each window is scrubbed with the rest of the lines it cuts around it, so a credential
+    // cut by the window's start or end is still recognised and hidden, and never shown in
+    // parts over two calls (an offset or length the model chose may fall anywhere).
+    let before =
+        line_before(&mut file, offset).map_err(|e| ToolError::from_io(&e, "read", shown))?;
+    let mut render = |n: usize| -> std::io::Result<String> {
+        let after = line_after(&mut file, offset + n as u64)?;
+        let text = window_for_model(&before, &data[..n], &after);
+        Ok(format!("{}\n\n{text}", header(n)))
     };
-    let whole = render(data.len());
+    let io = |e: std::io::Error| ToolError::from_io(&e, "read", shown);
+    let whole = render(data.len()).map_err(io)?;
     if whole.chars().count() <= inline {
         return Ok(ToolOutput::text(whole));
     }
@@ -228,13 +237,72 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
     let mut room = inline.saturating_sub(header_chars);
     loop {
         let n = cut_point(&data, room);
-        let out = render(n);
+        let out = render(n).map_err(io)?;
         let count = out.chars().count();
         if count <= inline || n <= first_char_len(&data) {
             return Ok(ToolOutput::text(out));
         }
         room = room.saturating_sub(count - inline);
     }
+}
+
+/// How far around a byte window the rest of its first and last lines is read for scrubbing;
+/// longer than any credential the scrubber knows (machine-made runs stop at 512 characters).
+const LINE_CONTEXT: u64 = 8 * 1024;
+
+/// The bytes of the line that `offset` falls in before `offset` (at most [`LINE_CONTEXT`]).
+fn line_before(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    let start = offset.saturating_sub(LINE_CONTEXT);
+    let mut before = Vec::new();
+    file.seek(SeekFrom::Start(start))?;
+    (&mut *file).take(offset - start).read_to_end(&mut before)?;
+    if let Some(nl) = memchr::memrchr(b'\n', &before) {
+        before.drain(..=nl);
+    }
+    Ok(before)
+}
+
+/// The bytes of the line that `end` falls in from `end` on (at most [`LINE_CONTEXT`]).
+fn line_after(file: &mut std::fs::File, end: u64) -> std::io::Result<Vec<u8>> {
+    let mut after = Vec::new();
+    file.seek(SeekFrom::Start(end))?;
+    (&mut *file).take(LINE_CONTEXT).read_to_end(&mut after)?;
+    if let Some(nl) = memchr::memchr(b'\n', &after) {
+        after.truncate(nl);
+    }
+    Ok(after)
+}
+
+/// The window `window` as the model sees it, scrubbed together with the parts of its first and
+/// last lines outside it (`before`, `after`): a credential the window shows only part of is
+/// shown as one [`redact::FILTERED`].
+fn window_for_model(before: &[u8], window: &[u8], after: &[u8]) -> String {
+    let before = String::from_utf8_lossy(before);
+    let window = String::from_utf8_lossy(window);
+    let after = String::from_utf8_lossy(after);
+    if before.is_empty() && after.is_empty() {
+        return for_model(&window);
+    }
+    let whole = format!("{before}{window}{after}");
+    let red = redact::redact_spans(&whole);
+    let (start, end) = (before.len(), before.len() + window.len());
+    let mut out = String::with_capacity(window.len());
+    let mut at = start;
+    for mask in red
+        .masks
+        .iter()
+        .filter(|m| m.raw.end > start && m.raw.start < end)
+    {
+        if mask.raw.start > at {
+            out.push_str(&whole[at..mask.raw.start]);
+        }
+        out.push_str(redact::FILTERED);
+        at = mask.raw.end.min(end);
+    }
+    if at < end {
+        out.push_str(&whole[at..end]);
+    }
+    spill::guard(&out, true).into_owned()
 }
 
 /// The length of `data` without a trailing incomplete (but so far valid) UTF-8 sequence.
