@@ -633,6 +633,31 @@ pub fn looks_binary(head: &[u8]) -> bool {
     wide_bom(head).is_none() && memchr::memchr(0, head).is_some()
 }
 
+/// Where to cut the start of a file, `bytes`, to keep at most `at` bytes of it: just after the
+/// last line ending before `at`, else (a line longer than `at`) at `at` moved back so no
+/// character is split. Lines are counted in the code units of the encoding a UTF-16 or UTF-32
+/// BOM names, else in bytes (UTF-8 and the ASCII-compatible code pages).
+pub fn cut_at_line_end(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    let Some(wide) = wide_bom(bytes) else {
+        return match memchr::memrchr(b'\n', &bytes[..at]) {
+            Some(newline) => newline + 1,
+            None => crate::text::lines::utf8_floor(bytes, at),
+        };
+    };
+    let unit = wide.unit();
+    let width = unit.width();
+    let aligned = at / width * width;
+    let mut end = aligned;
+    while end > width {
+        if unit.at(bytes, end - width) == Some(LF) {
+            return end;
+        }
+        end -= width;
+    }
+    aligned
+}
+
 /// The decoded text of `bytes` when they are text in another encoding than UTF-8 (detected as
 /// [`decode`] does); `None` when they are to be shown and edited as stored: valid UTF-8, with
 /// or without a UTF-8 BOM, or near-UTF-8 (a few stray bytes in UTF-8 text, which a reader
@@ -1704,6 +1729,21 @@ mod tests {
             (wide.format.encoding, wide.text.as_str()),
             (Enc::Utf16Le, "hi")
         );
+    }
+
+    #[test]
+    fn cuts_fall_after_a_line_end_in_the_files_own_code_units() {
+        assert_eq!(cut_at_line_end(b"ab\ncd\nef", 7), 6);
+        assert_eq!(cut_at_line_end(b"ab\ncd\nef", 100), 6);
+        assert_eq!(cut_at_line_end("\u{e9}\u{e9}\u{e9}".as_bytes(), 3), 2);
+        // UTF-16LE: U+0A0D holds the byte 0x0A, and is not a line end.
+        let le = b"\xFF\xFEa\x00\n\x00\x0D\x0Ab\x00";
+        assert_eq!(cut_at_line_end(le, 9), 6);
+        assert_eq!(cut_at_line_end(le, 5), 4);
+        let be32 = [
+            0, 0, 0xFE, 0xFF, 0, 0, 0, b'a', 0, 0, 0, b'\n', 0, 0, 0, b'b',
+        ];
+        assert_eq!(cut_at_line_end(&be32, 15), 12);
     }
 
     #[test]

@@ -285,17 +285,14 @@ fn media_of(raw: &str, head: &[u8]) -> Option<Media> {
     })
 }
 
-/// Qwen Code's binary test of a file's head: a BOM means text; a NUL byte, or more than 30%
-/// control characters, means binary.
+/// Qwen Code's binary test of a file's head: a BOM (UTF-8, UTF-16 or UTF-32) means text; a NUL
+/// byte ([`encoding::looks_binary`], the test every profile shares), or more than 30% control
+/// characters, means binary.
 pub(super) fn is_binary(head: &[u8]) -> bool {
-    if head.is_empty()
-        || head.starts_with(b"\xEF\xBB\xBF")
-        || head.starts_with(b"\xFF\xFE")
-        || head.starts_with(b"\xFE\xFF")
-    {
+    if head.is_empty() || head.starts_with(b"\xEF\xBB\xBF") || encoding::wide_bom(head).is_some() {
         return false;
     }
-    if memchr::memchr(0, head).is_some() {
+    if encoding::looks_binary(head) {
         return true;
     }
     let control = head
@@ -328,6 +325,7 @@ mod tests {
         assert!(!is_binary(b""));
         assert!(!is_binary(b"plain text\n"));
         assert!(!is_binary(b"\xFF\xFEa\0b\0"));
+        assert!(!is_binary(b"\x00\x00\xFE\xFF\x00\x00\x00a"));
         assert!(is_binary(b"ab\0cd"));
         assert!(is_binary(b"\x01\x02\x03abcd"));
         assert!(!is_binary(

@@ -2,8 +2,9 @@
 //! content or its own error, against one byte budget shared by the call.
 //!
 //! UTF-8 files come back exactly as stored. Other text is decoded (its encoding detected) and
-//! the entry names the encoding; a file holding a NUL byte is binary and refused in its entry.
-//! A file larger than what is left of the budget is cut at a line end, and its entry says so.
+//! the entry names the encoding; a file holding a NUL byte is binary and refused in its entry,
+//! unless it starts with a UTF-16 or UTF-32 BOM ([`encoding::looks_binary`]). A file larger
+//! than what is left of the budget is cut at a line end, and its entry says so.
 
 use std::io::{self, Read};
 
@@ -103,7 +104,7 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Rea
     file.take(remaining.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&e, "read", raw))?;
-    if memchr::memchr(0, &bytes).is_some() {
+    if encoding::looks_binary(&bytes) {
         return Err(ToolError::invalid(format!(
             "{raw} is a binary file ({} bytes, it holds NUL bytes), not text; inspect it with \
              exec_shell (file, xxd, or a tool for its format)",
@@ -111,24 +112,13 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Rea
         )));
     }
     let whole = bytes.len() <= room;
-    let mut cut_note = None;
+    let wide = encoding::wide_bom(&bytes).is_some();
     if !whole {
-        let kept = match memchr::memrchr(b'\n', &bytes[..room]) {
-            Some(at) => at + 1,
-            None => lines::utf8_floor(&bytes, room),
-        };
-        bytes.truncate(kept);
-        let shown_lines = lines::count(&bytes);
-        let next = shown_lines + 1;
-        cut_note = Some(format!(
-            "cut by the read budget of {budget} bytes per call: showing lines 1-{shown_lines} \
-             ({} of {} bytes). Read the rest with exec_shell, e.g. sed -n '{next},$p' {raw}, \
-             or read {raw} alone in a call of its own",
-            bytes.len(),
-            meta.len
-        ));
+        bytes.truncate(encoding::cut_at_line_end(&bytes, room));
     }
     let used = bytes.len() as u64;
+    // UTF-16 and UTF-32 lines are counted in the decoded text, others in the bytes (as sed does).
+    let byte_lines = lines::count(&bytes);
     let (content, encoding) = match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(e) => {
@@ -137,6 +127,21 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, remaining: u64, budget: u64) -> Result<Rea
             (decoded.text, Some(name))
         }
     };
+    let mut cut_note = None;
+    if !whole {
+        let shown_lines = if wide {
+            lines::count(content.as_bytes())
+        } else {
+            byte_lines
+        };
+        let next = shown_lines + 1;
+        cut_note = Some(format!(
+            "cut by the read budget of {budget} bytes per call: showing lines 1-{shown_lines} \
+             ({used} of {} bytes). Read the rest with exec_shell, e.g. sed -n '{next},$p' {raw}, \
+             or read {raw} alone in a call of its own",
+            meta.len
+        ));
+    }
     Ok(Read1 {
         content,
         encoding,
