@@ -668,6 +668,60 @@ pub fn decode_foreign(bytes: &[u8], fallback: Option<&'static Encoding>) -> Opti
     (encoding != Enc::Utf8).then(|| decode_known(bytes, encoding, bom))
 }
 
+/// A change made to a file's text by [`change_text`], ready to be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextChange<T> {
+    /// The bytes to write.
+    pub bytes: Vec<u8>,
+    /// For text in another encoding than UTF-8: its format (kept by [`TextChange::bytes`]) and
+    /// the decoded text before and after the change. `None` when the change was made to the
+    /// bytes themselves (UTF-8 and binary files).
+    pub decoded: Option<(TextFormat, String, String)>,
+    /// What the change returned besides the new text.
+    pub value: T,
+}
+
+/// Makes `change` to the text of a file whose bytes are `original`, the way every edit tool
+/// does: a UTF-8 file (valid or near-UTF-8) and a binary one ([`looks_binary`]) are changed as
+/// they are, byte for byte; text in another encoding is changed in its decoded text (what a
+/// read shows, [`decode_foreign`] leaning on `fallback`) and written back in its encoding by
+/// [`rewrite`], which refuses characters the encoding cannot represent. `change` gets the text
+/// and returns the changed text (UTF-8 for decoded text) and a value of its own; its error is
+/// returned as it is.
+pub fn change_text<T>(
+    original: &[u8],
+    fallback: Option<&'static Encoding>,
+    change: impl FnOnce(&[u8]) -> Result<(Vec<u8>, T), ToolError>,
+) -> Result<TextChange<T>, ToolError> {
+    let head = &original[..original.len().min(BINARY_SNIFF_LEN)];
+    let decoded = if looks_binary(head) {
+        None
+    } else {
+        decode_foreign(original, fallback)
+    };
+    let Some(decoded) = decoded else {
+        let (bytes, value) = change(original)?;
+        return Ok(TextChange {
+            bytes,
+            decoded: None,
+            value,
+        });
+    };
+    let (after, value) = change(decoded.text.as_bytes())?;
+    let after = String::from_utf8(after).map_err(|_| {
+        ToolError::invalid(
+            "internal error: the changed text is not valid UTF-8; nothing was written. Make the \
+             change again in smaller steps",
+        )
+    })?;
+    let bytes = rewrite(original, &decoded, &after)?;
+    Ok(TextChange {
+        bytes,
+        decoded: Some((decoded.format, decoded.text, after)),
+        value,
+    })
+}
+
 /// UTF-8 validation of bytes fed a buffer at a time: a character split between two buffers is
 /// held until the next.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
