@@ -229,7 +229,7 @@ pub fn read(
         };
         let window = stream_window(&mut file, vec![0u8; BUF_LEN], 0, options, from)
             .map_err(|e| io_err(&e))?;
-        if std::str::from_utf8(&window.bytes).is_ok() || meta.len > DECODE_MAX {
+        if encoding::is_utf8(&window.bytes) || meta.len > DECODE_MAX {
             mark_invalid_lines(window)
         } else {
             // Not UTF-8 where it is read: the whole file decides its encoding.
@@ -293,7 +293,7 @@ fn decoded_window(decoded: &encoding::Decoded, options: &ReadOptions) -> io::Res
 
 /// `window` (as stored), noting the lines that hold bytes that are not valid UTF-8.
 fn mark_invalid_lines(mut window: TextWindow) -> TextWindow {
-    if std::str::from_utf8(&window.bytes).is_ok() {
+    if encoding::is_utf8(&window.bytes) {
         return window;
     }
     let lines = window
