@@ -454,7 +454,7 @@ fn following_the_text_read_search_edit_leaves_exactly_the_intended_bytes() {
 // qwen
 
 #[test]
-fn qwen_grep_search_finds_the_decoded_text_and_its_line_can_be_edited() {
+fn qwen_read_names_the_encoding_and_grep_search_finds_the_decoded_text_whose_line_can_be_edited() {
     let fx = Qx::new();
     let original = enc(WINDOWS_1252, FRENCH);
     fx.write("fr.txt", &original);
@@ -466,6 +466,14 @@ fn qwen_grep_search_finds_the_decoded_text_and_its_line_can_be_edited() {
     let line = hit.split_once(":2:").map(|(_, text)| text).unwrap();
     assert_eq!(line, "La crème brûlée est prête.");
     let read = fx.ok("read_file", json!({"path": fx.abs("fr.txt")}));
+    assert_eq!(
+        read,
+        format!(
+            "[File decoded from windows-1252, CRLF; write_file and edit write it back in \
+             windows-1252.]\n{}",
+            FRENCH.replace("\r\n", "\n")
+        )
+    );
     assert!(read.contains(line));
     fx.ok(
         "edit",
@@ -498,7 +506,8 @@ fn qwen_binary_and_utf32_files_follow_the_shared_binary_test() {
     fx.write("w32.txt", &w32);
     assert_eq!(
         fx.ok("read_file", json!({"path": fx.abs("w32.txt")})),
-        "eins\nzwei\n"
+        "[File decoded from UTF-32BE with BOM, LF; write_file and edit write it back in \
+         UTF-32BE.]\neins\nzwei\n"
     );
 }
 

@@ -1,4 +1,5 @@
-//! read_file: text decoded from its encoding and shown by 0-based line windows, Jupyter
+//! read_file: text decoded from its encoding (named in a note when it is not UTF-8) and shown
+//! by 0-based line windows, Jupyter
 //! notebooks as structured cells, images and PDFs as attachments when the model takes them,
 //! other media refused with guidance, other binaries named and skipped.
 
@@ -10,7 +11,7 @@ use crate::access::Access;
 use crate::ops::image::ImageFormat;
 use crate::ops::notebook::{self, Notebook};
 use crate::surface::{Content, ToolOutput};
-use crate::text::encoding;
+use crate::text::encoding::{self, Enc};
 
 /// Lines shown when no limit is given.
 pub(super) const DEFAULT_LINES: usize = 2000;
@@ -163,7 +164,8 @@ pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
 }
 
 /// The text of `bytes` from 0-based line `start`, at most `limit` lines, prefixed with Qwen
-/// Code's truncation notice when it shows only part of the file or cuts long lines.
+/// Code's truncation notice when it shows only part of the file or cuts long lines, and then
+/// with one line naming the encoding when the text was decoded from another than UTF-8.
 fn render_text(
     qwen: &Qwen,
     bytes: &[u8],
@@ -214,7 +216,15 @@ fn render_text(
     } else {
         String::new()
     };
-    Ok(notice + &body)
+    let decoded_note = if decoded.format.encoding == Enc::Utf8 {
+        String::new()
+    } else {
+        format!(
+            "[File decoded from {}; write_file and edit write it back in {}.]\n",
+            decoded.format, decoded.format.encoding
+        )
+    };
+    Ok(notice + &decoded_note + &body)
 }
 
 fn too_large(raw: &str, size_mb: f64, limit_mb: u32) -> String {
