@@ -360,7 +360,7 @@ pub(crate) fn search_text<S: TextSink>(
     if sink.stopped() {
         // The searcher stopped at the last match it needed; a NUL further on still makes the
         // file binary, and a byte that is not UTF-8 its text another encoding's.
-        let (nul, check) = read_through(file, buf)?;
+        let (nul, check) = read_through(file, buf);
         if nul && !wide {
             return None;
         }
@@ -500,24 +500,24 @@ impl TextSink for Collect {
 /// Reads `file` again from its start: whether it holds a NUL byte (an unreadable file counts
 /// as holding one), and the UTF-8 check of what was read. Stops at the first NUL. `buf` is
 /// scratch space.
-fn read_through(file: &mut std::fs::File, buf: &mut Vec<u8>) -> Option<(bool, Utf8Check)> {
+fn read_through(file: &mut std::fs::File, buf: &mut Vec<u8>) -> (bool, Utf8Check) {
     let mut utf8 = Utf8Check::default();
     if file.seek(io::SeekFrom::Start(0)).is_err() {
-        return Some((true, utf8));
+        return (true, utf8);
     }
     if buf.len() < FIRST_READ {
         buf.resize(FIRST_READ, 0);
     }
     loop {
         match fs::read_full(file, buf) {
-            Ok(n) if memchr::memchr(0, &buf[..n]).is_some() => return Some((true, utf8)),
+            Ok(n) if memchr::memchr(0, &buf[..n]).is_some() => return (true, utf8),
             Ok(n) => {
                 utf8.feed(&buf[..n]);
                 if n < buf.len() {
-                    return Some((false, utf8));
+                    return (false, utf8);
                 }
             }
-            Err(_) => return Some((true, utf8)),
+            Err(_) => return (true, utf8),
         }
     }
 }
