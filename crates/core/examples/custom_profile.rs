@@ -132,6 +132,10 @@ fn peek(access: &Access, args: Value, ctx: &CallContext) -> Result<ToolOutput> {
             "{} is an image ({} bytes); peek shows text only",
             file.shown, image.size
         ))),
+        ReadOutcome::Binary { size } => Ok(ToolOutput::text(format!(
+            "{} is a binary file ({size} bytes); peek shows text only",
+            file.shown
+        ))),
     }
 }
 

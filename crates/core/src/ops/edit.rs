@@ -2,13 +2,19 @@
 //! that occurs several times are different failures with different recoveries: the first needs
 //! a fresh read, the second more context. Everything outside the replaced range is kept byte for
 //! byte and the write is atomic.
+//!
+//! A UTF-8 file (and a binary one) is matched byte for byte. Text in another encoding is matched
+//! in its decoded text, the text read_file and search show ([`encoding::decode_foreign`]), and
+//! written back in its encoding by [`encoding::rewrite`]: the lines the edit leaves alone keep
+//! their bytes, and characters the encoding cannot represent are refused by name.
 
 use std::io;
 
 use crate::access::{Access, Meta, Resolved, Splice, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::encoding::{self, BINARY_SNIFF_LEN, Decoded, TextFormat, Utf8Check};
 use crate::text::lines;
-use crate::text::matcher::{self, Level};
+use crate::text::matcher::{self, Found, Level};
 
 /// The most occurrence line numbers a not-unique error lists.
 const MAX_LINES_LISTED: usize = 20;
@@ -24,6 +30,9 @@ pub struct EditReport {
     pub old_lines: usize,
     /// Lines the replacement spans.
     pub new_lines: usize,
+    /// The file's format when it is text in another encoding than UTF-8: the edit was made in
+    /// its decoded text and written back in this encoding. `None` for UTF-8 (and binary) files.
+    pub decoded: Option<TextFormat>,
 }
 
 /// Replaces the one occurrence of `old` in `target` with `new`.
@@ -51,35 +60,17 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
         return Ok(report);
     }
     let bytes = crate::access::fs::read_open(file, &read).map_err(|e| read_error(&e, target))?;
+    let head = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
+    if !encoding::looks_binary(head)
+        && let Some(decoded) = encoding::decode_foreign(&bytes, None)
+    {
+        return edit_decoded(access, target, (&bytes, &read), &decoded, old, new);
+    }
     let Some(found) = matcher::find(&bytes, old, new) else {
-        return Err(no_match(&bytes, old, target));
+        return Err(no_match(&bytes, old, target, None));
     };
     if found.ranges.len() > 1 {
-        // Occurrences on one line name that line once.
-        let mut lines = lines::lines_at(&bytes, found.ranges.iter().map(|r| r.start));
-        lines.dedup();
-        let more = lines.len().saturating_sub(MAX_LINES_LISTED);
-        let more = if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        };
-        let listed: Vec<String> = lines
-            .iter()
-            .take(MAX_LINES_LISTED)
-            .map(ToString::to_string)
-            .collect();
-        let at = if lines.len() == 1 { "line" } else { "lines" };
-        return Err(ToolError::new(
-            ErrorKind::NotUnique,
-            format!(
-                "old_string occurs {} times in {}, at {at} {}{more}; add surrounding lines to \
-                 old_string so it matches exactly one place, then call edit_file again",
-                found.ranges.len(),
-                target.shown,
-                listed.join(", "),
-            ),
-        ));
+        return Err(not_unique(&bytes, &found, target));
     }
     let range = found.ranges[0].clone();
     // The new content is written from three slices: a large file is never copied in memory.
@@ -104,7 +95,90 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
         line: lines::line_at(&bytes, range.start),
         old_lines: lines::count(&bytes[range.clone()]).max(1),
         new_lines: lines::count(&found.replacement),
+        decoded: None,
     })
+}
+
+/// The edit of a file whose text is in another encoding (`decoded` from `original`, read with
+/// `read`): matched in the decoded text and written back in the file's encoding.
+fn edit_decoded(
+    access: &Access,
+    target: &Resolved,
+    (original, read): (&[u8], &Meta),
+    decoded: &Decoded,
+    old: &str,
+    new: &str,
+) -> Result<EditReport> {
+    let text = decoded.text.as_str();
+    let Some(found) = matcher::find(text.as_bytes(), old, new) else {
+        return Err(no_match(text.as_bytes(), old, target, Some(decoded)));
+    };
+    if found.ranges.len() > 1 {
+        return Err(not_unique(text.as_bytes(), &found, target));
+    }
+    let range = found.ranges[0].clone();
+    let replacement = String::from_utf8_lossy(&found.replacement);
+    let (Some(before), Some(after)) = (text.get(..range.start), text.get(range.end..)) else {
+        return Err(ToolError::invalid(format!(
+            "internal error: old_string was found in {} at a place that splits a character; \
+             nothing was written. Quote whole lines as read_file shows them",
+            target.shown
+        )));
+    };
+    let new_text = [before, &replacement, after].concat();
+    let out = encoding::rewrite(original, decoded, &new_text).map_err(|e| {
+        ToolError::new(
+            e.kind,
+            format!("edit_file could not write {}: {}", target.shown, e.message),
+        )
+    })?;
+    access
+        .write_atomic(
+            target,
+            &out,
+            WriteOptions {
+                create_parents: false,
+                ..WriteOptions::default()
+            }
+            .expecting_read(original, read),
+        )
+        .map_err(|e| super::write::write_error(&e, target))?;
+    Ok(EditReport {
+        level: found.level,
+        line: lines::line_at(text.as_bytes(), range.start),
+        old_lines: lines::count(&text.as_bytes()[range]).max(1),
+        new_lines: lines::count(replacement.as_bytes()),
+        decoded: Some(decoded.format),
+    })
+}
+
+/// The refusal of text found at several places (`haystack` is the text it was found in).
+fn not_unique(haystack: &[u8], found: &Found, target: &Resolved) -> ToolError {
+    // Occurrences on one line name that line once.
+    let mut lines = lines::lines_at(haystack, found.ranges.iter().map(|r| r.start));
+    lines.dedup();
+    let more = lines.len().saturating_sub(MAX_LINES_LISTED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let listed: Vec<String> = lines
+        .iter()
+        .take(MAX_LINES_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    let at = if lines.len() == 1 { "line" } else { "lines" };
+    ToolError::new(
+        ErrorKind::NotUnique,
+        format!(
+            "old_string occurs {} times in {}, at {at} {}{more}; add surrounding lines to \
+             old_string so it matches exactly one place, then call edit_file again",
+            found.ranges.len(),
+            target.shown,
+            listed.join(", "),
+        ),
+    )
 }
 
 /// Files from this size on are edited without being loaded, when the text occurs exactly once.
@@ -145,11 +219,13 @@ fn edit_large(
         line,
         old_lines: lines::count(old.as_bytes()).max(1),
         new_lines: lines::count(new.as_bytes()),
+        decoded: None,
     }))
 }
 
 /// The offset and 1-based line of the only occurrence of `needle` in `file`, read in chunks;
-/// `None` when it is absent or occurs more than once (overlapping occurrences count).
+/// `None` when it is absent or occurs more than once (overlapping occurrences count), or when
+/// the file is not valid UTF-8 (its text may be in another encoding, matched once decoded).
 fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
     use std::os::unix::fs::FileExt as _;
     const CHUNK: usize = 1024 * 1024;
@@ -162,6 +238,7 @@ fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usi
     let mut offset = 0u64; // file offset of buf[carried]
     let mut newlines = 0usize; // newlines before `offset`
     let mut found: Option<(u64, usize)> = None;
+    let mut utf8 = Utf8Check::default();
     loop {
         let n = match file.read_at(&mut buf[carried..], offset) {
             Ok(n) => n,
@@ -169,9 +246,13 @@ fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usi
             Err(e) => return Err(e),
         };
         if n == 0 {
-            return Ok(found);
+            return Ok(found.filter(|_| utf8.is_valid()));
         }
         let window = &buf[..carried + n];
+        utf8.feed(&window[carried..]);
+        if utf8.failed() {
+            return Ok(None);
+        }
         let mut from = 0;
         while let Some(i) = finder.find(&window[from..]) {
             let start = from + i;
@@ -210,38 +291,110 @@ fn read_error(err: &io::Error, target: &Resolved) -> ToolError {
 }
 
 /// The absent-text error, with a hint when the quote's first line does occur somewhere.
-fn no_match(bytes: &[u8], old: &str, target: &Resolved) -> ToolError {
-    let total = lines::count(bytes);
-    let anchor = old.lines().map(str::trim).find(|l| !l.is_empty());
-    let mut hint = String::new();
-    if let Some(anchor) = anchor {
-        let text = String::from_utf8_lossy(bytes);
-        let near: Vec<String> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| line.contains(anchor))
-            .take(5)
-            .map(|(i, _)| (i + 1).to_string())
-            .collect();
-        if !near.is_empty() && old.trim() != anchor {
-            hint = format!(
-                " Its first line does occur (at line {}), so the lines after it differ.",
-                near.join(", ")
-            );
-        } else if !near.is_empty() {
-            hint = format!(
-                " The text occurs (at line {}) with different surrounding whitespace.",
-                near.join(", ")
-            );
+/// `haystack` is the text the quote was looked for in: the file's bytes, or its decoded text
+/// when `decoded` is given. A quote holding U+FFFD gets the reason it cannot match instead of a
+/// guess about whitespace.
+fn no_match(haystack: &[u8], old: &str, target: &Resolved, decoded: Option<&Decoded>) -> ToolError {
+    let total = lines::count(haystack);
+    let text = String::from_utf8_lossy(haystack);
+    let shown = &target.shown;
+    let reason = if old.contains('\u{FFFD}') {
+        replacement_char_reason(&text, haystack, old, decoded)
+    } else {
+        let mut hint = String::new();
+        let anchor = old.lines().map(str::trim).find(|l| !l.is_empty());
+        if let Some(anchor) = anchor {
+            let near: Vec<String> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.contains(anchor))
+                .take(5)
+                .map(|(i, _)| (i + 1).to_string())
+                .collect();
+            if !near.is_empty() && old.trim() != anchor {
+                hint = format!(
+                    " Its first line does occur (at line {}), so the lines after it differ.",
+                    near.join(", ")
+                );
+            } else if !near.is_empty() {
+                hint = format!(
+                    " The text occurs (at line {}) with different surrounding whitespace.",
+                    near.join(", ")
+                );
+            }
         }
-    }
+        let decoded_note = match decoded {
+            Some(d) => format!(
+                " The file is {} text; the quote is matched against its decoded text, as \
+                 read_file and search show it.",
+                d.format.encoding
+            ),
+            None => String::new(),
+        };
+        format!(
+            "the file may have changed since you read it, or the quote differs in whitespace or \
+             indentation.{hint}{decoded_note}"
+        )
+    };
     ToolError::new(
         ErrorKind::NoMatch,
         format!(
-            "old_string was not found in {} ({total} lines); the file may have changed since you \
-             read it, or the quote differs in whitespace or indentation.{hint} Re-read the file \
-             with read_file and copy the text to replace exactly.",
-            target.shown
+            "old_string was not found in {shown} ({total} lines); {reason} Re-read the file with \
+             read_file and copy the text to replace exactly."
         ),
     )
+}
+
+/// Why a quote holding U+FFFD was not found: what the file has in its place, when the quote
+/// matches with each U+FFFD standing for one character.
+fn replacement_char_reason(
+    text: &str,
+    haystack: &[u8],
+    old: &str,
+    decoded: Option<&Decoded>,
+) -> String {
+    let fffd = "U+FFFD (\u{FFFD})";
+    let pattern: String = old
+        .split('\u{FFFD}')
+        .map(regex::escape)
+        .collect::<Vec<_>>()
+        .join("(.)");
+    let found = regex::Regex::new(&pattern)
+        .ok()
+        .and_then(|re| re.captures(text))
+        .map(|caps| {
+            let line = text[..caps.get(0).map_or(0, |m| m.start())]
+                .matches('\n')
+                .count()
+                + 1;
+            let chars: Vec<String> = caps
+                .iter()
+                .skip(1)
+                .flatten()
+                .map(|m| format!("{:?}", m.as_str()))
+                .collect();
+            (line, chars)
+        });
+    match (decoded, found) {
+        (Some(d), Some((line, chars))) => format!(
+            "it holds {fffd} where the file has {} (line {line}): the file is {} text, which \
+             read_file shows decoded, so quote the characters it shows rather than U+FFFD.",
+            chars.join(", "),
+            d.format.encoding
+        ),
+        (Some(d), None) => format!(
+            "it holds {fffd}, which stands for bytes a reader could not decode; the file is {} \
+             text, which read_file shows decoded: quote the characters it shows.",
+            d.format.encoding
+        ),
+        (None, _) if std::str::from_utf8(haystack).is_err() => format!(
+            "it holds {fffd}, which read_file shows in place of bytes that are not valid UTF-8; \
+             those bytes cannot be quoted. Quote only the text beside them (a shorter \
+             old_string): the edit keeps them."
+        ),
+        (None, _) => format!(
+            "it holds {fffd}, which stands for bytes a reader could not decode, but this file is \
+             valid UTF-8 and has none; it may have been read in another encoding before."
+        ),
+    }
 }

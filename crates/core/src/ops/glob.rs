@@ -6,7 +6,9 @@
 //! one path component, `**` spans any number, braces and classes as in `globset`), and returns
 //! the matching files newest first. [`grep`] tries a regular expression (Rust syntax, as
 //! ripgrep's) against every line of every file, case-insensitively, in path order; files holding
-//! a NUL byte are binary and skipped; files with a UTF-16 BOM are searched as text.
+//! a NUL byte are binary and skipped; text in another encoding than UTF-8 (a legacy code page,
+//! UTF-16 or UTF-32 with a BOM) is searched as its decoded text, the text read_file shows
+//! ([`super::search::search_text`], shared with gg's search).
 
 use std::cmp::Reverse;
 use std::io;
@@ -16,10 +18,13 @@ use std::time::SystemTime;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use encoding_rs::Encoding;
 use globset::GlobBuilder;
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+
+use super::search::{TextSink, search_text};
 use ignore::WalkState;
 use ignore::overrides::{Override, OverrideBuilder};
 
@@ -224,7 +229,9 @@ pub fn compile_case_insensitive(pattern: &str) -> Result<RegexMatcher> {
 /// does: a glob without `/` matches a file's name at any depth, one with `/` its path relative
 /// to `target`; `!` negates. A file named as `target` is searched whatever the filters say.
 /// Each file searched is ticked to `ctx` ("files scanned"); a cancelled `ctx` stops the walk and
-/// the outcome says so.
+/// the outcome says so. `fallback` steers the detection of a file's encoding when it is not
+/// UTF-8 (the system's code page; see [`crate::text::encoding::decode`]).
+#[allow(clippy::too_many_arguments)]
 pub fn grep(
     access: &Access,
     target: &Resolved,
@@ -232,6 +239,7 @@ pub fn grep(
     glob: Option<&str>,
     ignore: &IgnoreFiles,
     keep: usize,
+    fallback: Option<&'static Encoding>,
     ctx: &CallContext,
 ) -> Result<GrepOutcome> {
     let matcher = compile_case_insensitive(pattern)?;
@@ -252,16 +260,25 @@ pub fn grep(
         .binary_detection(BinaryDetection::quit(0))
         .build();
     let mut outcome = GrepOutcome::default();
-    let mut search_one = |path: &Path, file: std::fs::File, outcome: &mut GrepOutcome| {
-        let mut sink = Collect {
-            keep: keep.saturating_sub(outcome.lines.len()),
-            lines: Vec::new(),
-            count: 0,
-            binary: false,
-        };
-        if searcher.search_file(&matcher, &file, &mut sink).is_err() || sink.binary {
+    let mut buf = Vec::new();
+    let mut search_one = |path: &Path, mut file: std::fs::File, outcome: &mut GrepOutcome| {
+        let room = keep.saturating_sub(outcome.lines.len());
+        let sink = search_text(
+            &mut searcher,
+            &matcher,
+            (&mut file, None),
+            &mut buf,
+            fallback,
+            || Collect {
+                keep: room,
+                lines: Vec::new(),
+                count: 0,
+                binary: false,
+            },
+        );
+        let Some(sink) = sink else {
             return;
-        }
+        };
         outcome.total += sink.count;
         outcome
             .lines
@@ -344,6 +361,17 @@ impl Sink for Collect {
     fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, io::Error> {
         self.binary = true;
         Ok(false)
+    }
+}
+
+impl TextSink for Collect {
+    fn binary(&self) -> bool {
+        self.binary
+    }
+
+    /// Every matching line is counted, so the search always runs to the end of the file.
+    fn stopped(&self) -> bool {
+        false
     }
 }
 

@@ -1,9 +1,18 @@
-//! Reading a file: a window of lines streamed from disk, or an image.
+//! Reading a file: a window of lines streamed from disk, an image, or the description of a
+//! binary file.
 //!
 //! The file is read once, front to back, through one fixed buffer: lines before the window are
 //! counted and skipped, the window's bytes are kept (never more than the byte ceiling), and the
 //! lines after it are counted so the result can state the file's length. Memory follows the
 //! window, not the file.
+//!
+//! A file with a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes and no UTF-16/32 BOM is
+//! binary and only described ([`encoding::looks_binary`]). UTF-8 text is shown as stored. Text
+//! in another encoding (legacy code pages, UTF-16 and UTF-32 with a BOM) is decoded whole by
+//! the encoding engine ([`encoding::decode_foreign`], the decoding search and edit use too),
+//! and its window is taken from the decoded text: lines are the decoded text's lines. A small
+//! file (under [`INDEX_MIN_LEN`]) is held whole to tell which it is; a large one is judged by
+//! the window it shows, and decoded whole only when that window is not UTF-8.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -13,9 +22,14 @@ use super::line_index::{self, CountError, FileKey, INDEX_MIN_LEN};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::surface::CallContext;
+use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
 
 /// The size of the one buffer a read streams through.
 const BUF_LEN: usize = 256 * 1024;
+
+/// The largest file decoded from another encoding than UTF-8; a larger one is shown as stored,
+/// its invalid bytes as U+FFFD.
+pub const DECODE_MAX: u64 = 32 << 20;
 
 /// How much of a file to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,12 +65,18 @@ pub enum ReadOutcome {
     Text(TextWindow),
     /// An image, attached or described.
     Image(ImageRead),
+    /// Not text: a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes, and no UTF-16/32 BOM.
+    Binary {
+        /// The file's size in bytes.
+        size: u64,
+    },
 }
 
 /// A window of a file's lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextWindow {
-    /// The window's bytes, exactly as on disk (line endings included).
+    /// The window's bytes: exactly as on disk (line endings included), or, for a file decoded
+    /// from another encoding, its UTF-8 text with every line ending `\n` (see `source`).
     pub bytes: Vec<u8>,
     /// The first line shown (1-based).
     pub first: u64,
@@ -66,6 +86,29 @@ pub struct TextWindow {
     pub total: u64,
     /// Set when the byte ceiling cut the window short.
     pub cut: Option<Cut>,
+    /// How the text came from the file's bytes.
+    pub source: Source,
+}
+
+/// How a window's text came from the file's bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// UTF-8, as stored.
+    #[default]
+    Stored,
+    /// UTF-8 with a few bytes that are not valid UTF-8, as stored: these lines of the window
+    /// hold such bytes (a reader shows each as U+FFFD; an edit keeps them).
+    InvalidUtf8 {
+        /// The 1-based lines of the window holding invalid bytes.
+        lines: Vec<u64>,
+    },
+    /// Text in another encoding, decoded; lines are counted in the decoded text.
+    Decoded {
+        /// The file's encoding, BOM and dominant line ending.
+        format: TextFormat,
+        /// Whether some bytes were not valid in that encoding (shown as U+FFFD).
+        malformed: bool,
+    },
 }
 
 impl TextWindow {
@@ -142,24 +185,40 @@ pub fn read(
     let (mut file, meta) = access
         .open_regular(target)
         .map_err(|e| open_error(&e, target))?;
+    let io_err = |e: &io::Error| ToolError::from_io(e, "read", &target.shown);
     // A small file gets a buffer its size, not the full chunk: most reads are of small files.
     let buf_len = usize::try_from(meta.len.saturating_add(1))
         .unwrap_or(BUF_LEN)
-        .clamp(ImageFormat::SNIFF_LEN.max(4096), BUF_LEN);
+        .clamp(BINARY_SNIFF_LEN + 1, BUF_LEN);
     let mut buf = vec![0u8; buf_len];
-    let filled = fill(&mut file, &mut buf, ImageFormat::SNIFF_LEN)
-        .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
-    if let Some(format) = ImageFormat::sniff(&buf[..filled]) {
+    let filled = fill(&mut file, &mut buf, BINARY_SNIFF_LEN).map_err(|e| io_err(&e))?;
+    let head = &buf[..filled.min(BINARY_SNIFF_LEN)];
+    if let Some(format) = ImageFormat::sniff(head) {
         drop(buf);
         return read_image(file, meta.len, format, options)
             .map(ReadOutcome::Image)
-            .map_err(|e| ToolError::from_io(&e, "read", &target.shown));
+            .map_err(|e| io_err(&e));
     }
-    let window = if meta.len >= INDEX_MIN_LEN {
+    if encoding::looks_binary(head) {
+        return Ok(ReadOutcome::Binary { size: meta.len });
+    }
+    let wide = encoding::wide_bom(head).is_some();
+    let window = if meta.len < INDEX_MIN_LEN || wide {
+        // Held whole: a small file, to tell whether it is UTF-8; or UTF-16/32 text, whose
+        // lines are only found in its decoded text.
+        if meta.len > DECODE_MAX {
+            return Err(too_large_to_decode(target, meta.len, head));
+        }
+        buf.truncate(filled);
+        (&mut file)
+            .take(DECODE_MAX + 1 - filled as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| io_err(&e))?;
+        text_window(&buf, options).map_err(|e| io_err(&e))?
+    } else {
         // A large file: its length comes from the line index (counted once at memory speed,
         // then cached), and the window is read from the mark before it to its end.
         drop(buf);
-        let io_err = |e: &io::Error| ToolError::from_io(e, "read", &target.shown);
         let key = FileKey::of(&file).map_err(|e| io_err(&e))?;
         let index = line_index::index_of(&file, &key, ctx).map_err(|e| match e {
             CountError::Io(e) => io_err(&e),
@@ -171,10 +230,23 @@ pub fn read(
             newlines: before,
             total: Some(index.total),
         };
-        stream_window(&mut file, vec![0u8; BUF_LEN], 0, options, from).map_err(|e| io_err(&e))?
-    } else {
-        stream_window(&mut file, buf, filled, options, Resume::START)
-            .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?
+        let window = stream_window(&mut file, vec![0u8; BUF_LEN], 0, options, from)
+            .map_err(|e| io_err(&e))?;
+        if encoding::is_utf8(&window.bytes) || meta.len > DECODE_MAX {
+            mark_invalid_lines(window)
+        } else {
+            // Not UTF-8 where it is read: the whole file decides its encoding.
+            let mut bytes = Vec::new();
+            io::Seek::seek(&mut file, io::SeekFrom::Start(0)).map_err(|e| io_err(&e))?;
+            (&mut file)
+                .take(DECODE_MAX)
+                .read_to_end(&mut bytes)
+                .map_err(|e| io_err(&e))?;
+            match encoding::decode_foreign(&bytes, None) {
+                Some(decoded) => decoded_window(&decoded, options).map_err(|e| io_err(&e))?,
+                None => mark_invalid_lines(window),
+            }
+        }
     };
     if window.total == 0 && options.offset == 1 {
         return Ok(ReadOutcome::Text(window));
@@ -195,6 +267,61 @@ pub fn read(
         )));
     }
     Ok(ReadOutcome::Text(window))
+}
+
+/// The window of a file held whole in `bytes`: decoded when it is text in another encoding,
+/// else as stored.
+fn text_window(bytes: &[u8], options: &ReadOptions) -> io::Result<TextWindow> {
+    match encoding::decode_foreign(bytes, None) {
+        Some(decoded) => decoded_window(&decoded, options),
+        None => {
+            let buf = vec![0u8; (bytes.len() + 1).min(BUF_LEN)];
+            let window = stream_window(&mut &bytes[..], buf, 0, options, Resume::START)?;
+            Ok(mark_invalid_lines(window))
+        }
+    }
+}
+
+/// The window of a decoded file's text.
+fn decoded_window(decoded: &encoding::Decoded, options: &ReadOptions) -> io::Result<TextWindow> {
+    let text = decoded.text.as_bytes();
+    let buf = vec![0u8; (text.len() + 1).min(BUF_LEN)];
+    let mut window = stream_window(&mut &text[..], buf, 0, options, Resume::START)?;
+    window.source = Source::Decoded {
+        format: decoded.format,
+        malformed: decoded.malformed,
+    };
+    Ok(window)
+}
+
+/// `window` (as stored), noting the lines that hold bytes that are not valid UTF-8.
+fn mark_invalid_lines(mut window: TextWindow) -> TextWindow {
+    if encoding::is_utf8(&window.bytes) {
+        return window;
+    }
+    let lines = window
+        .bytes
+        .split_inclusive(|&b| b == b'\n')
+        .zip(window.first..)
+        .filter(|(line, _)| std::str::from_utf8(line).is_err())
+        .map(|(_, n)| n)
+        .collect();
+    window.source = Source::InvalidUtf8 { lines };
+    window
+}
+
+fn too_large_to_decode(target: &Resolved, size: u64, head: &[u8]) -> ToolError {
+    let encoding = encoding::wide_bom(head).map_or("UTF-16/32", |e| e.name());
+    ToolError::new(
+        ErrorKind::TooLarge,
+        format!(
+            "{} is {encoding} text of {size} bytes; read_file decodes such text up to {} MiB, \
+             so it is not shown. search finds lines in it, or convert it to UTF-8 with another \
+             tool",
+            target.shown,
+            DECODE_MAX >> 20
+        ),
+    )
 }
 
 fn cancelled(target: &Resolved, done: u64, size: u64) -> ToolError {
@@ -458,6 +585,7 @@ fn stream_window<R: Read>(
         last,
         total,
         cut,
+        source: Source::Stored,
     })
 }
 
@@ -764,6 +892,7 @@ mod tests {
             last,
             total,
             cut,
+            source: Source::Stored,
         }
     }
 

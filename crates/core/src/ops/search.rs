@@ -2,10 +2,19 @@
 //! path order, under the ignore rule, stopping as soon as the answer is complete. Files holding
 //! a NUL byte are not text and are skipped whole. Files are searched in parallel and their
 //! matches put back in path order.
+//!
+//! Each file is searched as text by [`search_text`], which qwen's grep_search shares: UTF-8 as
+//! stored; text in another encoding (a legacy code page, UTF-16 or UTF-32 with a BOM) as the
+//! text the encoding engine decodes ([`encoding::decode_foreign`], the decoding read_file and
+//! the edits use), so a match is the text a read shows, on the line a read counts. Only a file
+//! that fails UTF-8 validation is decoded; validation runs over bytes already in memory, or as
+//! a streamed file passes through the searcher.
 
-use std::io::{self, Seek};
+use std::io::{self, Read, Seek};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+
+use encoding_rs::Encoding;
 
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -16,7 +25,9 @@ use crate::access::listings::WalkedFile;
 use crate::access::walkdir::OpenDir;
 use crate::access::{Access, Resolved, fs};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::read::DECODE_MAX;
 use crate::surface::CallContext;
+use crate::text::encoding::{self, Utf8Check};
 use crate::text::lines;
 
 /// How a search is bounded.
@@ -272,58 +283,138 @@ impl Worker<'_> {
         let Some((mut file, len)) = self.open(item) else {
             return Searched::Nothing;
         };
-        let mut sink = Collect {
-            want: self.options.limit,
-            max_chars: self.options.max_line_chars,
-            lines: Vec::new(),
-            binary: false,
-        };
-        let Ok(small) = read_small(&mut file, &mut self.buf, len) else {
-            return Searched::Nothing;
-        };
-        if let Some(filled) = small {
-            // Read whole: one copy, and the NUL test covers the whole file at once. A file
-            // with a byte-order mark is transcoded by the searcher, as a streamed one is.
-            let bytes = &self.buf[..filled];
-            let has_bom = encoding_rs::Encoding::for_bom(bytes).is_some();
-            if !has_bom && memchr::memchr(0, bytes).is_some() {
-                return Searched::Nothing;
-            }
-            if self
-                .searcher
-                .search_slice(self.matcher, bytes, &mut sink)
-                .is_err()
-                || sink.binary
-            {
-                return Searched::Nothing;
-            }
-            if self.buf.len() > 2 * SLICE_MAX as usize {
-                self.buf = Vec::new();
-            }
-        } else {
-            if file.seek(io::SeekFrom::Start(0)).is_err()
-                || self
-                    .searcher
-                    .search_file(self.matcher, &file, &mut sink)
-                    .is_err()
-                || sink.binary
-            {
-                return Searched::Nothing;
-            }
-            // The searcher stopped at the last match it needed; a NUL further on still
-            // makes the file binary.
-            if !sink.lines.is_empty()
-                && sink.lines.len() == sink.want
-                && has_nul(&mut file, &mut self.buf)
-            {
-                return Searched::Nothing;
-            }
+        let (want, max_chars) = (self.options.limit, self.options.max_line_chars);
+        let sink = search_text(
+            &mut self.searcher,
+            self.matcher,
+            (&mut file, len),
+            &mut self.buf,
+            None,
+            || Collect {
+                want,
+                max_chars,
+                lines: Vec::new(),
+                binary: false,
+            },
+        );
+        match sink {
+            Some(sink) if !sink.lines.is_empty() => Searched::Lines(item.path(), sink.lines),
+            _ => Searched::Nothing,
         }
-        if sink.lines.is_empty() {
-            return Searched::Nothing;
-        }
-        Searched::Lines(item.path(), sink.lines)
     }
+}
+
+/// A sink [`search_text`] can drive.
+pub(crate) trait TextSink: Sink<Error = io::Error> {
+    /// Whether the searcher reported binary data (a NUL byte).
+    fn binary(&self) -> bool;
+    /// Whether the sink stopped the search before the end of the file (it had all it wanted).
+    fn stopped(&self) -> bool;
+}
+
+/// Searches the open `file` (of length `len`, when known) as text, into a sink made by
+/// `new_sink`; `None` when the file is binary (a NUL byte anywhere, unless it starts with a
+/// UTF-16 or UTF-32 BOM) or unreadable. A file up to [`SLICE_MAX`] is read whole into `buf`
+/// (scratch space, reused from file to file) and searched as one slice; a larger one is
+/// streamed. A file that is not valid UTF-8 and is text in another encoding is searched as its
+/// decoded text (detection leaning on `fallback`) with a fresh sink; one larger than
+/// [`DECODE_MAX`] keeps the matches found in its bytes.
+pub(crate) fn search_text<S: TextSink>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    (file, len): (&mut std::fs::File, Option<u64>),
+    buf: &mut Vec<u8>,
+    fallback: Option<&'static Encoding>,
+    mut new_sink: impl FnMut() -> S,
+) -> Option<S> {
+    let mut sink = new_sink();
+    if let Some(filled) = read_small(file, buf, len).ok()? {
+        // Read whole: one copy, and the NUL test covers the whole file at once.
+        let bytes = &buf[..filled];
+        if encoding::looks_binary(bytes) {
+            return None;
+        }
+        let decoded = encoding::decode_foreign(bytes, fallback);
+        let text = decoded.as_ref().map_or(bytes, |d| d.text.as_bytes());
+        let searched = searcher.search_slice(matcher, text, &mut sink);
+        if buf.len() > 2 * SLICE_MAX as usize {
+            *buf = Vec::new();
+        }
+        return (searched.is_ok() && !sink.binary()).then_some(sink);
+    }
+    file.seek(io::SeekFrom::Start(0)).ok()?;
+    let mut reader = Checked {
+        inner: &mut *file,
+        utf8: Utf8Check::default(),
+        head: Vec::new(),
+    };
+    if searcher
+        .search_reader(matcher, &mut reader, &mut sink)
+        .is_err()
+        || sink.binary()
+    {
+        return None;
+    }
+    let (mut utf8, head) = (reader.utf8, reader.head);
+    let wide = encoding::wide_bom(&head).is_some();
+    if sink.stopped() {
+        // The searcher stopped at the last match it needed; a NUL further on still makes the
+        // file binary, and a byte that is not UTF-8 its text another encoding's.
+        let (nul, check) = read_through(file, buf);
+        if nul && !wide {
+            return None;
+        }
+        utf8 = check;
+    }
+    if utf8.is_valid() && !wide {
+        return Some(sink);
+    }
+    match decode_whole(file, buf, fallback) {
+        Some(decoded) => {
+            let mut sink = new_sink();
+            let searched = searcher.search_slice(matcher, decoded.text.as_bytes(), &mut sink);
+            (searched.is_ok() && !sink.binary()).then_some(sink)
+        }
+        None => Some(sink),
+    }
+}
+
+/// A reader that checks that what passes through it is UTF-8, and keeps its first bytes.
+struct Checked<'a> {
+    inner: &'a mut std::fs::File,
+    utf8: Utf8Check,
+    head: Vec<u8>,
+}
+
+impl Read for Checked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.utf8.feed(&buf[..n]);
+        if self.head.len() < 4 {
+            let take = (4 - self.head.len()).min(n);
+            self.head.extend_from_slice(&buf[..take]);
+        }
+        Ok(n)
+    }
+}
+
+/// The decoded text of a streamed `file` when it is text in another encoding and no larger
+/// than [`DECODE_MAX`]; `None` otherwise. `buf` is scratch space.
+fn decode_whole(
+    file: &mut std::fs::File,
+    buf: &mut Vec<u8>,
+    fallback: Option<&'static Encoding>,
+) -> Option<encoding::Decoded> {
+    file.seek(io::SeekFrom::Start(0)).ok()?;
+    buf.clear();
+    file.take(DECODE_MAX + 1).read_to_end(buf).ok()?;
+    let decoded = if buf.len() as u64 > DECODE_MAX {
+        None
+    } else {
+        encoding::decode_foreign(buf, fallback)
+    };
+    *buf = Vec::new();
+    decoded
 }
 
 /// The first read of a file whose length is not known.
@@ -396,21 +487,37 @@ impl Sink for Collect {
     }
 }
 
-/// Whether `file`, read again from its start, holds a NUL byte (an unreadable file counts as
-/// holding one). `buf` is scratch space.
-fn has_nul(file: &mut std::fs::File, buf: &mut Vec<u8>) -> bool {
+impl TextSink for Collect {
+    fn binary(&self) -> bool {
+        self.binary
+    }
+
+    fn stopped(&self) -> bool {
+        self.lines.len() >= self.want
+    }
+}
+
+/// Reads `file` again from its start: whether it holds a NUL byte (an unreadable file counts
+/// as holding one), and the UTF-8 check of what was read. Stops at the first NUL. `buf` is
+/// scratch space.
+fn read_through(file: &mut std::fs::File, buf: &mut Vec<u8>) -> (bool, Utf8Check) {
+    let mut utf8 = Utf8Check::default();
     if file.seek(io::SeekFrom::Start(0)).is_err() {
-        return true;
+        return (true, utf8);
     }
     if buf.len() < FIRST_READ {
         buf.resize(FIRST_READ, 0);
     }
     loop {
         match fs::read_full(file, buf) {
-            Ok(n) if memchr::memchr(0, &buf[..n]).is_some() => return true,
-            Ok(n) if n < buf.len() => return false,
-            Ok(_) => {}
-            Err(_) => return true,
+            Ok(n) if memchr::memchr(0, &buf[..n]).is_some() => return (true, utf8),
+            Ok(n) => {
+                utf8.feed(&buf[..n]);
+                if n < buf.len() {
+                    return (false, utf8);
+                }
+            }
+            Err(_) => return (true, utf8),
         }
     }
 }

@@ -37,9 +37,10 @@
 //!
 //! # Detection order ([`decode`])
 //!
-//! 1. A BOM: UTF-16LE (`FF FE`), UTF-16BE (`FE FF`), UTF-8 (`EF BB BF`). A UTF-16 BOM decides
-//!    the encoding; a UTF-8 BOM is recorded, and when the bytes after it are not UTF-8 the
-//!    detection goes on below (a GBK file with a UTF-8 BOM is written back so).
+//! 1. A BOM: UTF-32LE (`FF FE 00 00`), UTF-32BE (`00 00 FE FF`), UTF-16LE (`FF FE`), UTF-16BE
+//!    (`FE FF`), UTF-8 (`EF BB BF`). A UTF-16 or UTF-32 BOM decides the encoding; a UTF-8 BOM
+//!    is recorded, and when the bytes after it are not UTF-8 the detection goes on below (a GBK
+//!    file with a UTF-8 BOM is written back so).
 //! 2. Valid UTF-8 (pure ASCII included).
 //! 3. *Near-UTF-8*: invalid UTF-8 whose valid multi-byte sequences outnumber its invalid
 //!    sequences at least [`NEAR_UTF8_RATIO`] to 1 is UTF-8 with a few stray bytes (chardetng
@@ -53,8 +54,19 @@
 //! 5. The fallback encoding itself, when chardetng's guess cannot decode the bytes without
 //!    errors and the fallback can. Otherwise chardetng's guess stands (with U+FFFD).
 //!
-//! UTF-16 without a BOM is not detected (such bytes hold NULs; callers treat them as binary).
+//! UTF-16 and UTF-32 without a BOM are not detected (such bytes hold NULs; callers treat them
+//! as binary).
+//!
+//! # Text or binary, stored or decoded
+//!
+//! [`looks_binary`] is the one test of whether a file is text: a NUL byte in its head (callers
+//! pass the first [`BINARY_SNIFF_LEN`] bytes, or the whole file) makes it binary, unless it
+//! starts with a UTF-16 or UTF-32 BOM ([`wide_bom`]), whose text is full of NULs. A text file
+//! that is UTF-8 is shown as stored; [`decode_foreign`] decodes the others, and tells a caller
+//! with a UTF-8 file (valid, or near-UTF-8 with a few stray bytes) to keep to its bytes.
+//! [`Utf8Check`] validates UTF-8 a buffer at a time, for callers that stream a file.
 
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -77,8 +89,13 @@ const DIFF_TIME_LIMIT: Duration = Duration::from_secs(2);
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 const UTF16LE_BOM: &[u8] = b"\xFF\xFE";
 const UTF16BE_BOM: &[u8] = b"\xFE\xFF";
-const LF: u16 = 0x0A;
-const CR: u16 = 0x0D;
+const UTF32LE_BOM: &[u8] = b"\xFF\xFE\x00\x00";
+const UTF32BE_BOM: &[u8] = b"\x00\x00\xFE\xFF";
+const LF: u32 = 0x0A;
+const CR: u32 = 0x0D;
+
+/// How many leading bytes of a file decide whether it is binary ([`looks_binary`]).
+pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
 
 /// A line ending.
 ///
@@ -131,6 +148,10 @@ pub enum Enc {
     Utf16Le,
     /// UTF-16, big-endian.
     Utf16Be,
+    /// UTF-32, little-endian (recognised by its BOM only).
+    Utf32Le,
+    /// UTF-32, big-endian (recognised by its BOM only).
+    Utf32Be,
     /// Any other encoding of the WHATWG Encoding Standard (GBK, Shift_JIS, windows-1252, ...).
     /// Build it with [`Enc::from_encoding`], which never puts UTF-8 or UTF-16 here.
     Legacy(&'static Encoding),
@@ -151,31 +172,47 @@ impl Enc {
         }
     }
 
-    /// The `encoding_rs` encoding (used for decoding).
-    pub fn encoding(self) -> &'static Encoding {
+    /// The `encoding_rs` encoding; `None` for UTF-32, which `encoding_rs` lacks (this module
+    /// decodes and encodes it itself).
+    pub fn encoding(self) -> Option<&'static Encoding> {
         match self {
-            Enc::Utf8 => encoding_rs::UTF_8,
-            Enc::Utf16Le => encoding_rs::UTF_16LE,
-            Enc::Utf16Be => encoding_rs::UTF_16BE,
-            Enc::Legacy(encoding) => encoding,
+            Enc::Utf8 => Some(encoding_rs::UTF_8),
+            Enc::Utf16Le => Some(encoding_rs::UTF_16LE),
+            Enc::Utf16Be => Some(encoding_rs::UTF_16BE),
+            Enc::Utf32Le | Enc::Utf32Be => None,
+            Enc::Legacy(encoding) => Some(encoding),
         }
     }
 
     /// The encoding's WHATWG name: `UTF-8`, `UTF-16LE`, `GBK`, `Shift_JIS`, `windows-1252`...
+    /// (`UTF-32LE` and `UTF-32BE`, which the WHATWG standard does not have).
     pub fn name(self) -> &'static str {
-        self.encoding().name()
+        match self {
+            Enc::Utf32Le => "UTF-32LE",
+            Enc::Utf32Be => "UTF-32BE",
+            Enc::Utf8 => "UTF-8",
+            Enc::Utf16Le => "UTF-16LE",
+            Enc::Utf16Be => "UTF-16BE",
+            Enc::Legacy(encoding) => encoding.name(),
+        }
     }
 
     /// The same encoding in canonical form (a `Legacy` holding UTF-8 or UTF-16 unwrapped).
     fn canon(self) -> Enc {
-        Enc::from_encoding(self.encoding())
+        match self {
+            Enc::Legacy(encoding) => Enc::from_encoding(encoding),
+            other => other,
+        }
     }
 
-    /// The BOM this encoding writes: its own for UTF-16, a UTF-8 BOM for everything else.
+    /// The BOM this encoding writes: its own for UTF-16 and UTF-32, a UTF-8 BOM for everything
+    /// else.
     fn bom(self) -> &'static [u8] {
         match self {
             Enc::Utf16Le => UTF16LE_BOM,
             Enc::Utf16Be => UTF16BE_BOM,
+            Enc::Utf32Le => UTF32LE_BOM,
+            Enc::Utf32Be => UTF32BE_BOM,
             Enc::Utf8 | Enc::Legacy(_) => UTF8_BOM,
         }
     }
@@ -184,7 +221,45 @@ impl Enc {
         match self {
             Enc::Utf16Le => Unit::Le16,
             Enc::Utf16Be => Unit::Be16,
+            Enc::Utf32Le => Unit::Le32,
+            Enc::Utf32Be => Unit::Be32,
             Enc::Utf8 | Enc::Legacy(_) => Unit::Byte,
+        }
+    }
+
+    /// Decodes `bytes` (no BOM handling); also whether some were malformed (shown as U+FFFD).
+    fn decode_raw(self, bytes: &[u8]) -> (Cow<'_, str>, bool) {
+        match self.encoding() {
+            Some(encoding) => {
+                let (text, errors) = encoding.decode_without_bom_handling(bytes);
+                (text, errors)
+            }
+            None => {
+                let big_endian = self == Enc::Utf32Be;
+                let mut text = String::with_capacity(bytes.len() / 4);
+                let mut errors = false;
+                let mut units = bytes.chunks_exact(4);
+                for unit in units.by_ref() {
+                    let raw = [unit[0], unit[1], unit[2], unit[3]];
+                    let value = if big_endian {
+                        u32::from_be_bytes(raw)
+                    } else {
+                        u32::from_le_bytes(raw)
+                    };
+                    match char::from_u32(value) {
+                        Some(c) => text.push(c),
+                        None => {
+                            errors = true;
+                            text.push('\u{FFFD}');
+                        }
+                    }
+                }
+                if !units.remainder().is_empty() {
+                    errors = true;
+                    text.push('\u{FFFD}');
+                }
+                (Cow::Owned(text), errors)
+            }
         }
     }
 }
@@ -200,8 +275,8 @@ impl fmt::Display for Enc {
 pub struct TextFormat {
     /// The character encoding.
     pub encoding: Enc,
-    /// Whether the file starts with a byte order mark: the encoding's own for UTF-16, a UTF-8
-    /// BOM (`EF BB BF`) for UTF-8 and for legacy encodings (a GBK file with a UTF-8 BOM).
+    /// Whether the file starts with a byte order mark: the encoding's own for UTF-16 and
+    /// UTF-32, a UTF-8 BOM (`EF BB BF`) for UTF-8 and for legacy encodings (a GBK file with a UTF-8 BOM).
     pub bom: bool,
     /// The dominant line ending: the most frequent, ties going to the one met first; `Lf`
     /// when the file has none. New lines get it; [`encode`] writes every ending with it.
@@ -534,20 +609,212 @@ pub fn line_ending_of(text: &str) -> Option<LineEnding> {
     (scan.counts.iter().any(|&c| c > 0)).then(|| scan.dominant())
 }
 
+/// The UTF-16 or UTF-32 encoding whose byte order mark `head` starts with, if any. `FF FE 00 00`
+/// is read as UTF-32LE's BOM (it could also be UTF-16LE's followed by U+0000, which no text
+/// starts with).
+pub fn wide_bom(head: &[u8]) -> Option<Enc> {
+    if head.starts_with(UTF32LE_BOM) {
+        Some(Enc::Utf32Le)
+    } else if head.starts_with(UTF32BE_BOM) {
+        Some(Enc::Utf32Be)
+    } else if head.starts_with(UTF16LE_BOM) {
+        Some(Enc::Utf16Le)
+    } else if head.starts_with(UTF16BE_BOM) {
+        Some(Enc::Utf16Be)
+    } else {
+        None
+    }
+}
+
+/// Whether a file whose first bytes are `head` is binary rather than text: `head` holds a NUL
+/// byte and does not start with a UTF-16 or UTF-32 BOM (text in those encodings is full of
+/// NULs). Pass the first [`BINARY_SNIFF_LEN`] bytes, or more for a stricter test.
+pub fn looks_binary(head: &[u8]) -> bool {
+    wide_bom(head).is_none() && memchr::memchr(0, head).is_some()
+}
+
+/// Where to cut the start of a file, `bytes`, to keep at most `at` bytes of it: just after the
+/// last line ending before `at`, else (a line longer than `at`) at `at` moved back so no
+/// character is split. Lines are counted in the code units of the encoding a UTF-16 or UTF-32
+/// BOM names, else in bytes (UTF-8 and the ASCII-compatible code pages).
+pub fn cut_at_line_end(bytes: &[u8], at: usize) -> usize {
+    cut_at_line_end_as(bytes, at, wide_bom(bytes))
+}
+
+/// [`cut_at_line_end`] for bytes known to be in `wide` (a UTF-16 or UTF-32 encoding; `None`:
+/// bytes, as UTF-8), such as a page of a file read from an offset, which holds no BOM.
+pub fn cut_at_line_end_as(bytes: &[u8], at: usize, wide: Option<Enc>) -> usize {
+    let at = at.min(bytes.len());
+    let Some(wide) = wide else {
+        return match memchr::memrchr(b'\n', &bytes[..at]) {
+            Some(newline) => newline + 1,
+            None => crate::text::lines::utf8_floor(bytes, at),
+        };
+    };
+    let unit = wide.unit();
+    let width = unit.width();
+    let aligned = at / width * width;
+    let mut end = aligned;
+    while end > width {
+        if unit.at(bytes, end - width) == Some(LF) {
+            return end;
+        }
+        end -= width;
+    }
+    aligned
+}
+
+/// The decoded text of `bytes` when they are text in another encoding than UTF-8 (detected as
+/// [`decode`] does); `None` when they are to be shown and edited as stored: valid UTF-8, with
+/// or without a UTF-8 BOM, or near-UTF-8 (a few stray bytes in UTF-8 text, which a reader
+/// shows as U+FFFD and an editor keeps as they are). Valid UTF-8 costs one validation pass;
+/// only other bytes are decoded.
+pub fn decode_foreign(bytes: &[u8], fallback: Option<&'static Encoding>) -> Option<Decoded> {
+    let (encoding, bom) = detect(bytes, fallback);
+    (encoding != Enc::Utf8).then(|| decode_known(bytes, encoding, bom))
+}
+
+/// A change made to a file's text by [`change_text`], ready to be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextChange<T> {
+    /// The bytes to write.
+    pub bytes: Vec<u8>,
+    /// For text in another encoding than UTF-8: its format (kept by [`TextChange::bytes`]) and
+    /// the decoded text before and after the change. `None` when the change was made to the
+    /// bytes themselves (UTF-8 and binary files).
+    pub decoded: Option<(TextFormat, String, String)>,
+    /// What the change returned besides the new text.
+    pub value: T,
+}
+
+/// Makes `change` to the text of a file whose bytes are `original`, the way every edit tool
+/// does: a UTF-8 file (valid or near-UTF-8) and a binary one ([`looks_binary`]) are changed as
+/// they are, byte for byte; text in another encoding is changed in its decoded text (what a
+/// read shows, [`decode_foreign`] leaning on `fallback`) and written back in its encoding by
+/// [`rewrite`], which refuses characters the encoding cannot represent. `change` gets the text
+/// and returns the changed text (UTF-8 for decoded text) and a value of its own; its error is
+/// returned as it is.
+pub fn change_text<T>(
+    original: &[u8],
+    fallback: Option<&'static Encoding>,
+    change: impl FnOnce(&[u8]) -> Result<(Vec<u8>, T), ToolError>,
+) -> Result<TextChange<T>, ToolError> {
+    let head = &original[..original.len().min(BINARY_SNIFF_LEN)];
+    let decoded = if looks_binary(head) {
+        None
+    } else {
+        decode_foreign(original, fallback)
+    };
+    let Some(decoded) = decoded else {
+        let (bytes, value) = change(original)?;
+        return Ok(TextChange {
+            bytes,
+            decoded: None,
+            value,
+        });
+    };
+    let (after, value) = change(decoded.text.as_bytes())?;
+    let after = String::from_utf8(after).map_err(|_| {
+        ToolError::invalid(
+            "internal error: the changed text is not valid UTF-8; nothing was written. Make the \
+             change again in smaller steps",
+        )
+    })?;
+    let bytes = rewrite(original, &decoded, &after)?;
+    Ok(TextChange {
+        bytes,
+        decoded: Some((decoded.format, decoded.text, after)),
+        value,
+    })
+}
+
+/// UTF-8 validation of bytes fed a buffer at a time: a character split between two buffers is
+/// held until the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Utf8Check {
+    /// The start of a character the last buffer ended inside.
+    held: [u8; 4],
+    held_len: usize,
+    invalid: bool,
+}
+
+impl Utf8Check {
+    /// Validates the next `bytes`.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        if self.invalid {
+            return;
+        }
+        if self.held_len > 0 {
+            let width = match self.held[0] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            };
+            let take = (width - self.held_len).min(bytes.len());
+            self.held[self.held_len..self.held_len + take].copy_from_slice(&bytes[..take]);
+            self.held_len += take;
+            bytes = &bytes[take..];
+            if self.held_len < width {
+                return;
+            }
+            self.held_len = 0;
+            if std::str::from_utf8(&self.held[..width]).is_err() {
+                self.invalid = true;
+                return;
+            }
+        }
+        let valid = valid_up_to(bytes);
+        if valid < bytes.len() {
+            let rest = &bytes[valid..];
+            // Only a character cut short by the end of the buffer may wait for the next.
+            let cut_short = rest.len() <= 3
+                && std::str::from_utf8(rest).is_err_and(|e| e.error_len().is_none());
+            if cut_short {
+                self.held[..rest.len()].copy_from_slice(rest);
+                self.held_len = rest.len();
+            } else {
+                self.invalid = true;
+            }
+        }
+    }
+
+    /// Whether the bytes fed so far hold an invalid sequence (a character still incomplete at
+    /// the end of the last buffer is not counted).
+    pub fn failed(&self) -> bool {
+        self.invalid
+    }
+
+    /// Whether everything fed, taken as a whole, is valid UTF-8.
+    pub fn is_valid(&self) -> bool {
+        !self.invalid && self.held_len == 0
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Detection
 
+/// Whether `bytes` are valid UTF-8.
+///
+/// Every file a search or a read looks at is validated, so this is the hot path of the common
+/// case: `encoding_rs`'s validator (SIMD where the CPU has it) runs several times as fast as
+/// `std::str::from_utf8`.
+pub fn is_utf8(bytes: &[u8]) -> bool {
+    valid_up_to(bytes) == bytes.len()
+}
+
+/// How many leading bytes of `bytes` are valid UTF-8.
+fn valid_up_to(bytes: &[u8]) -> usize {
+    Encoding::utf8_valid_up_to(bytes)
+}
+
 /// The encoding and BOM of `bytes`.
 fn detect(bytes: &[u8], fallback: Option<&'static Encoding>) -> (Enc, bool) {
-    if bytes.starts_with(UTF16LE_BOM) {
-        return (Enc::Utf16Le, true);
-    }
-    if bytes.starts_with(UTF16BE_BOM) {
-        return (Enc::Utf16Be, true);
+    if let Some(wide) = wide_bom(bytes) {
+        return (wide, true);
     }
     let bom = bytes.starts_with(UTF8_BOM);
     let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
-    if std::str::from_utf8(body).is_ok() {
+    if is_utf8(body) {
         return (Enc::Utf8, bom);
     }
     let (multibyte, invalid) = utf8_census(body);
@@ -634,6 +901,8 @@ enum Unit {
     Byte,
     Le16,
     Be16,
+    Le32,
+    Be32,
 }
 
 impl Unit {
@@ -641,15 +910,19 @@ impl Unit {
         match self {
             Unit::Byte => 1,
             Unit::Le16 | Unit::Be16 => 2,
+            Unit::Le32 | Unit::Be32 => 4,
         }
     }
 
     /// The unit at byte `at`, if a whole one is there.
-    fn at(self, bytes: &[u8], at: usize) -> Option<u16> {
+    fn at(self, bytes: &[u8], at: usize) -> Option<u32> {
+        let b = |i: usize| bytes.get(at + i).copied();
         match self {
-            Unit::Byte => bytes.get(at).map(|&b| u16::from(b)),
-            Unit::Le16 => Some(u16::from_le_bytes([*bytes.get(at)?, *bytes.get(at + 1)?])),
-            Unit::Be16 => Some(u16::from_be_bytes([*bytes.get(at)?, *bytes.get(at + 1)?])),
+            Unit::Byte => b(0).map(u32::from),
+            Unit::Le16 => Some(u32::from(u16::from_le_bytes([b(0)?, b(1)?]))),
+            Unit::Be16 => Some(u32::from(u16::from_be_bytes([b(0)?, b(1)?]))),
+            Unit::Le32 => Some(u32::from_le_bytes([b(0)?, b(1)?, b(2)?, b(3)?])),
+            Unit::Be32 => Some(u32::from_be_bytes([b(0)?, b(1)?, b(2)?, b(3)?])),
         }
     }
 }
@@ -817,9 +1090,7 @@ fn decode_known(bytes: &[u8], encoding: Enc, bom: bool) -> Decoded {
     for span in &spans {
         // The line is decoded with its ending, as the whole file is: a sequence cut short by
         // the ending then reads as it does in the whole (gb18030 gives back a byte it held).
-        let (line, errors) = encoding
-            .encoding()
-            .decode_without_bom_handling(&bytes[span.start..span.end]);
+        let (line, errors) = encoding.decode_raw(&bytes[span.start..span.end]);
         let ending_units = (span.end - span.content_end) / encoding.unit().width();
         let cut = line.len().saturating_sub(ending_units);
         if !line.is_char_boundary(cut) || line[cut..].bytes().any(|b| b != b'\r' && b != b'\n') {
@@ -847,9 +1118,7 @@ fn decode_known(bytes: &[u8], encoding: Enc, bom: bool) -> Decoded {
     // Lines decoded one by one must read as the whole does; a stateful encoding whose state
     // runs across a line ending (ISO-2022-JP written without resets) does not, and is then
     // handled as one piece.
-    let (whole, errors) = encoding
-        .encoding()
-        .decode_without_bom_handling(&bytes[body_start..]);
+    let (whole, errors) = encoding.decode_raw(&bytes[body_start..]);
     let whole = normalize(&whole, cr);
     if !independent || whole != text {
         text = whole;
@@ -908,6 +1177,16 @@ fn encode_line(
                 out.extend_from_slice(&unit.to_be_bytes());
             }
         }
+        Enc::Utf32Le => {
+            for c in text.chars() {
+                out.extend_from_slice(&u32::from(c).to_le_bytes());
+            }
+        }
+        Enc::Utf32Be => {
+            for c in text.chars() {
+                out.extend_from_slice(&u32::from(c).to_be_bytes());
+            }
+        }
         Enc::Legacy(legacy) => {
             let mut encoder = legacy.new_encoder();
             let mut buf = [0u8; 1024];
@@ -955,10 +1234,7 @@ fn verify(
     new_text: &str,
 ) -> Result<(), ToolError> {
     let cr = format.line_ending == LineEnding::Cr;
-    let (read_back, _) = format
-        .encoding
-        .encoding()
-        .decode_without_bom_handling(&out[body_start..]);
+    let (read_back, _) = format.encoding.decode_raw(&out[body_start..]);
     if normalize(&read_back, cr) == normalize(new_text, cr) {
         Ok(())
     } else {
@@ -1455,5 +1731,123 @@ mod tests {
         assert_eq!(line_ending_of("a\r\nb\r\nc\n"), Some(LineEnding::CrLf));
         assert_eq!(line_ending_of("a\nb"), Some(LineEnding::Lf));
         assert_eq!(line_ending_of("ab"), None);
+    }
+
+    #[test]
+    fn utf32_boms_decode_and_rewrite_keeps_bom_and_endings() {
+        let le = encode(
+            "one\ntwo caf\u{e9} \u{1F600}\nthree\n",
+            &TextFormat {
+                encoding: Enc::Utf32Le,
+                bom: true,
+                line_ending: LineEnding::CrLf,
+                final_newline: true,
+            },
+        )
+        .unwrap();
+        assert_eq!(&le[..8], b"\xFF\xFE\x00\x00o\x00\x00\x00");
+        let d = decode(&le, None);
+        assert_eq!(d.format.encoding, Enc::Utf32Le);
+        assert!(d.format.bom && d.lossless && !d.malformed);
+        assert_eq!(d.format.line_ending, LineEnding::CrLf);
+        assert_eq!(d.text, "one\ntwo caf\u{e9} \u{1F600}\nthree\n");
+        assert_eq!(d.format.to_string(), "UTF-32LE with BOM, CRLF");
+        let out = rewrite(&le, &d, &d.text.replace("three", "THREE")).unwrap();
+        assert_eq!(&out[..out.len() - 28], &le[..le.len() - 28]);
+        assert_eq!(
+            decode(&out, None).text,
+            "one\ntwo caf\u{e9} \u{1F600}\nTHREE\n"
+        );
+        let be = [0, 0, 0xFE, 0xFF, 0, 0, 0, b'h', 0, 0, 0, b'i'];
+        let d = decode(&be, None);
+        assert_eq!((d.format.encoding, d.text.as_str()), (Enc::Utf32Be, "hi"));
+        // A surrogate is not a character: malformed, shown as U+FFFD.
+        let d = decode(b"\xFF\xFE\x00\x00\x00\xD8\x00\x00", None);
+        assert!(d.malformed);
+        assert_eq!(d.text, "\u{FFFD}");
+    }
+
+    #[test]
+    fn binary_means_a_nul_without_a_wide_bom() {
+        assert!(looks_binary(b"ELF\x00\x01"));
+        assert!(!looks_binary(b"plain text\n"));
+        assert!(!looks_binary(b""));
+        assert!(!looks_binary(b"\xFF\xFEa\x00"));
+        assert!(!looks_binary(b"\xFE\xFF\x00a"));
+        assert!(!looks_binary(b"\x00\x00\xFE\xFF\x00\x00\x00a"));
+        assert!(
+            looks_binary(b"\xEF\xBB\xBFa\x00"),
+            "a UTF-8 BOM does not excuse a NUL"
+        );
+        assert_eq!(wide_bom(b"\xFF\xFE\x00\x00"), Some(Enc::Utf32Le));
+        assert_eq!(wide_bom(b"\xFF\xFEa\x00"), Some(Enc::Utf16Le));
+        assert_eq!(wide_bom(b"\xEF\xBB\xBF"), None);
+    }
+
+    #[test]
+    fn only_text_that_is_not_utf8_is_decoded_foreign() {
+        assert_eq!(decode_foreign("caf\u{e9}\n".as_bytes(), None), None);
+        assert_eq!(decode_foreign(b"\xEF\xBB\xBFplain", None), None);
+        let mut near = "naïve café déjà vu — über\n".as_bytes().to_vec();
+        near.extend(b"stray \xE9 byte\n");
+        assert_eq!(
+            decode_foreign(&near, None),
+            None,
+            "near-UTF-8 stays as stored"
+        );
+        let latin = encoding_rs::WINDOWS_1252
+            .encode("Le café est très fort, déjà la fenêtre s'ouvre.\n")
+            .0
+            .into_owned();
+        let d = decode_foreign(&latin, None).unwrap();
+        assert_eq!(d, decode(&latin, None));
+        assert_eq!(d.format.encoding, Enc::Legacy(encoding_rs::WINDOWS_1252));
+        let wide = decode_foreign(b"\xFF\xFEh\x00i\x00", None).unwrap();
+        assert_eq!(
+            (wide.format.encoding, wide.text.as_str()),
+            (Enc::Utf16Le, "hi")
+        );
+    }
+
+    #[test]
+    fn cuts_fall_after_a_line_end_in_the_files_own_code_units() {
+        assert_eq!(cut_at_line_end(b"ab\ncd\nef", 7), 6);
+        assert_eq!(cut_at_line_end(b"ab\ncd\nef", 100), 6);
+        assert_eq!(cut_at_line_end("\u{e9}\u{e9}\u{e9}".as_bytes(), 3), 2);
+        // UTF-16LE: U+0A0D holds the byte 0x0A, and is not a line end.
+        let le = b"\xFF\xFEa\x00\n\x00\x0D\x0Ab\x00";
+        assert_eq!(cut_at_line_end(le, 9), 6);
+        assert_eq!(cut_at_line_end(le, 5), 4);
+        let be32 = [
+            0, 0, 0xFE, 0xFF, 0, 0, 0, b'a', 0, 0, 0, b'\n', 0, 0, 0, b'b',
+        ];
+        assert_eq!(cut_at_line_end(&be32, 15), 12);
+    }
+
+    #[test]
+    fn utf8_check_across_any_split_matches_whole_validation() {
+        let samples: [&[u8]; 6] = [
+            "a\u{e9}\u{20ac}\u{1F600}z".as_bytes(),
+            b"caf\xE9 x",
+            b"\xE2\x82",
+            b"\xF0\x9F\x98\x80\xF0",
+            b"\xE2\x28\xA1",
+            b"",
+        ];
+        for bytes in samples {
+            for a in 0..=bytes.len() {
+                for b in a..=bytes.len() {
+                    let mut check = Utf8Check::default();
+                    check.feed(&bytes[..a]);
+                    check.feed(&bytes[a..b]);
+                    check.feed(&bytes[b..]);
+                    assert_eq!(
+                        check.is_valid(),
+                        std::str::from_utf8(bytes).is_ok(),
+                        "{bytes:?} split at {a} and {b}"
+                    );
+                }
+            }
+        }
     }
 }

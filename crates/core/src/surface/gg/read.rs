@@ -1,26 +1,86 @@
-//! read_file's text: the window exactly as stored, then (only when the window is partial) a
-//! footer saying what is shown and where to continue; or an image and the line describing it.
+//! read_file's text: the window exactly as stored (UTF-8), or decoded from the file's encoding
+//! with one note line naming it; then (only when the window is partial) a footer saying what is
+//! shown and where to continue. Or an image and the line describing it, or the one line that
+//! describes a binary file.
 
-use crate::ops::read::{Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, TextWindow};
+use crate::ops::read::{Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, Source, TextWindow};
 use crate::surface::{Content, ToolOutput};
+
+/// The most line numbers the note on invalid UTF-8 lists.
+const LINES_LISTED: usize = 10;
 
 pub(super) fn render(shown: &str, outcome: ReadOutcome, options: &ReadOptions) -> ToolOutput {
     match outcome {
         ReadOutcome::Text(window) => ToolOutput::text(text(&window, options)),
         // offset and limit describe lines of text; a picture is returned whole.
         ReadOutcome::Image(image) => self::image(shown, image),
+        ReadOutcome::Binary { size } => ToolOutput::text(binary(shown, size)),
     }
+}
+
+/// The one line answering a read of a binary file.
+pub(super) fn binary(shown: &str, size: u64) -> String {
+    format!(
+        "Binary file {shown}: {size} bytes, not text (it has a NUL byte in its first 8 KiB), so \
+         it is not shown; search skips it too. Inspect it with a tool made for its format (file, \
+         xxd, objdump, ...) if you have a shell."
+    )
 }
 
 fn text(window: &TextWindow, options: &ReadOptions) -> String {
     let mut text = String::from_utf8_lossy(&window.bytes).into_owned();
-    if let Some(footer) = footer(window, options) {
+    for line in [note(&window.source), footer(window, options)]
+        .into_iter()
+        .flatten()
+    {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&footer);
+        text.push_str(&line);
     }
     text
+}
+
+/// The line saying how the text was decoded; `None` for UTF-8 text shown as stored.
+fn note(source: &Source) -> Option<String> {
+    match source {
+        Source::Stored => None,
+        Source::Decoded { format, malformed } => {
+            let encoding = format.encoding;
+            let invalid = if *malformed {
+                format!(
+                    "; U+FFFD (\u{FFFD}) marks bytes that are not valid {encoding}: an edit keeps \
+                     them only on lines it leaves unchanged"
+                )
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "[decoded from {format}{invalid}; edit_file and write_file write it back in \
+                 {encoding}]"
+            ))
+        }
+        Source::InvalidUtf8 { lines } => {
+            let mut listed: Vec<String> = lines
+                .iter()
+                .take(LINES_LISTED)
+                .map(ToString::to_string)
+                .collect();
+            if lines.len() > LINES_LISTED {
+                listed.push(format!("and {} more", lines.len() - LINES_LISTED));
+            }
+            let (which, hold) = if lines.len() == 1 {
+                ("line", "holds")
+            } else {
+                ("lines", "hold")
+            };
+            Some(format!(
+                "[{which} {} {hold} bytes that are not valid UTF-8, shown as U+FFFD (\u{FFFD}); \
+                 edit_file keeps them: quote the text beside them, not the U+FFFD]",
+                listed.join(", ")
+            ))
+        }
+    }
 }
 
 /// The line closing a partial window; `None` for a whole-file read.

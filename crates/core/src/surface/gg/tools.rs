@@ -26,8 +26,11 @@ pub(super) fn description(gg: &Gg, tool: &str) -> String {
                  size, dimensions), not shown: this model cannot see images."
             };
             format!(
-                "Read a file. Paths are relative to the working directory, or absolute. Text \
-                 comes back exactly as stored. {window} A result that shows only part of the \
+                "Read a file. Paths are relative to the working directory, or absolute. UTF-8 \
+                 text comes back exactly as stored; text in another encoding (Latin-1, \
+                 Shift_JIS, UTF-16, ...) comes back decoded, with a note naming the encoding, \
+                 and edits write it back in that encoding. A file with a NUL byte in its first \
+                 8 KiB is described as binary, not shown. {window} A result that shows only part of the \
                  file ends with a line like [showing lines 251-500 of 1200; continue with \
                  offset: 501]. One call returns at most 256 KiB of text. {images}"
             )
@@ -58,7 +61,8 @@ pub(super) fn description(gg: &Gg, tool: &str) -> String {
              come back (default 50, at most 200); a list exactly limit long may have been cut, \
              so narrow the query or path. Lines over 200 characters are cut. Files that \
              .gitignore, .ignore or .git/info/exclude exclude, .git, and files that are not text \
-             (holding a NUL byte) are not searched."
+             (holding a NUL byte) are not searched. Text in another encoding than UTF-8 is \
+             searched as read_file shows it, decoded."
             .to_string(),
         _ => String::new(),
     }

@@ -10,10 +10,14 @@ pub(super) fn write_summary(shown: &str, report: &WriteReport) -> String {
         plural(report.lines, "line"),
         plural(report.bytes, "byte")
     );
+    let kept = match report.kept {
+        Some(format) => format!(", written in {format} as the file was"),
+        None => String::new(),
+    };
     match report.previous_len {
         None => format!("Created {shown}: {size}."),
         Some(old) => format!(
-            "Overwrote {shown}: {size}, replacing {}.",
+            "Overwrote {shown}: {size}{kept}, replacing {}.",
             plural(old as usize, "byte")
         ),
     }
@@ -38,8 +42,12 @@ pub(super) fn edit_summary(shown: &str, report: &EditReport) -> String {
         Level::Indentation => " (old_string matched ignoring indentation)",
         Level::Punctuation => " (old_string matched after normalising Unicode punctuation)",
     };
+    let decoded = match report.decoded {
+        Some(format) => format!(", written back in {}", format.encoding),
+        None => String::new(),
+    };
     format!(
-        "Edited {shown}: replaced {span} with {}{note}.",
+        "Edited {shown}: replaced {span} with {}{note}{decoded}.",
         plural(report.new_lines, "line")
     )
 }

@@ -1,7 +1,8 @@
-//! read_file: text decoded from its encoding and shown by 0-based line windows, Jupyter
-//! notebooks as structured cells, images and PDFs as attachments when the model takes them
-//! (an image only when it is a whole PNG, JPEG, GIF or WebP; else it is described), other
-//! media refused with guidance, other binaries named and skipped.
+//! read_file: text decoded from its encoding (named in a note when it is not UTF-8) and shown
+//! by 0-based line windows, Jupyter notebooks as structured cells, images and PDFs as
+//! attachments when the model takes them (an image only when it is a whole PNG, JPEG, GIF or
+//! WebP; else it is described), other media refused with guidance, other binaries named and
+//! skipped.
 
 use serde_json::Value;
 
@@ -11,7 +12,7 @@ use crate::access::Access;
 use crate::ops::image::{self, ImageFormat};
 use crate::ops::notebook::{self, Notebook};
 use crate::surface::{Content, ToolOutput};
-use crate::text::encoding;
+use crate::text::encoding::{self, Enc};
 
 /// Lines shown when no limit is given.
 pub(super) const DEFAULT_LINES: usize = 2000;
@@ -186,7 +187,8 @@ pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
 }
 
 /// The text of `bytes` from 0-based line `start`, at most `limit` lines, prefixed with Qwen
-/// Code's truncation notice when it shows only part of the file or cuts long lines.
+/// Code's truncation notice when it shows only part of the file or cuts long lines, and then
+/// with one line naming the encoding when the text was decoded from another than UTF-8.
 fn render_text(
     qwen: &Qwen,
     bytes: &[u8],
@@ -237,7 +239,15 @@ fn render_text(
     } else {
         String::new()
     };
-    Ok(notice + &body)
+    let decoded_note = if decoded.format.encoding == Enc::Utf8 {
+        String::new()
+    } else {
+        format!(
+            "[File decoded from {}; write_file and edit write it back in {}.]\n",
+            decoded.format, decoded.format.encoding
+        )
+    };
+    Ok(notice + &decoded_note + &body)
 }
 
 fn too_large(raw: &str, size_mb: f64, limit_mb: u32) -> String {
@@ -308,17 +318,14 @@ fn media_of(raw: &str, head: &[u8]) -> Option<Media> {
     })
 }
 
-/// Qwen Code's binary test of a file's head: a BOM means text; a NUL byte, or more than 30%
-/// control characters, means binary.
+/// Qwen Code's binary test of a file's head: a BOM (UTF-8, UTF-16 or UTF-32) means text; a NUL
+/// byte ([`encoding::looks_binary`], the test every profile shares), or more than 30% control
+/// characters, means binary.
 pub(super) fn is_binary(head: &[u8]) -> bool {
-    if head.is_empty()
-        || head.starts_with(b"\xEF\xBB\xBF")
-        || head.starts_with(b"\xFF\xFE")
-        || head.starts_with(b"\xFE\xFF")
-    {
+    if head.is_empty() || head.starts_with(b"\xEF\xBB\xBF") || encoding::wide_bom(head).is_some() {
         return false;
     }
-    if memchr::memchr(0, head).is_some() {
+    if encoding::looks_binary(head) {
         return true;
     }
     let control = head
@@ -351,6 +358,7 @@ mod tests {
         assert!(!is_binary(b""));
         assert!(!is_binary(b"plain text\n"));
         assert!(!is_binary(b"\xFF\xFEa\0b\0"));
+        assert!(!is_binary(b"\x00\x00\xFE\xFF\x00\x00\x00a"));
         assert!(is_binary(b"ab\0cd"));
         assert!(is_binary(b"\x01\x02\x03abcd"));
         assert!(!is_binary(

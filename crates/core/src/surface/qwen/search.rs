@@ -90,6 +90,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
         glob,
         &qwen.walk_rules(),
         keep,
+        qwen.fallback,
         ctx,
     )
     .map_err(|e| engine_error(access, &e, "Path"))?;

@@ -8,7 +8,8 @@
 //! file). Names of files that do not exist (`diff -u old.txt new.txt` of two scratch copies) do
 //! not refuse it: the result then carries a note. A missing file is created when every hunk
 //! only adds lines (a diff from `/dev/null`); a diff to `/dev/null` (deleting the file) is
-//! refused.
+//! refused. Text in another encoding than UTF-8 is patched in its decoded text (what read_files
+//! shows) and written back in its encoding ([`encoding::change_text`]).
 
 use std::io;
 use std::path::{Component, Path};
@@ -20,6 +21,7 @@ use super::{Answer, Ctx};
 use crate::access::{Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::patch::unified::{self, UnifiedDiff};
+use crate::text::encoding;
 
 pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
     let input = Input::parse("diff", args, &["path", "diff"])?;
@@ -43,12 +45,15 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
         }
         Err(e) => return Err(read_error(&e, &target)),
     };
-    let applied = unified::apply(&original, &parsed)?;
-    if applied.bytes != original || created {
+    let change = encoding::change_text(&original, None, |text| {
+        let applied = unified::apply(text, &parsed)?;
+        Ok((applied.bytes, applied.hunks_applied))
+    })?;
+    if change.bytes != original || created {
         ctx.access
             .write_atomic(
                 &target,
-                &applied.bytes,
+                &change.bytes,
                 WriteOptions {
                     create_parents: created,
                     expect: (!created).then_some(original.as_slice()),
@@ -57,11 +62,18 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
             )
             .map_err(|e| ToolError::from_io(&e, "write", &raw))?;
     }
+    let diff = match &change.decoded {
+        Some((_, before, after)) => unified::render(&raw, before.as_bytes(), after.as_bytes()),
+        None => unified::render(&raw, &original, &change.bytes),
+    };
     let mut value = json!({
         "path": raw,
-        "hunks_applied": applied.hunks_applied,
-        "diff": unified::render(&raw, &original, &applied.bytes),
+        "hunks_applied": change.value,
+        "diff": diff,
     });
+    if let Some((format, _, _)) = &change.decoded {
+        value["encoding"] = Value::String(format.encoding.name().to_string());
+    }
     if created {
         value["created"] = Value::Bool(true);
     }

@@ -2,12 +2,14 @@
 //! content or its own error, against one byte budget shared by the call.
 //!
 //! UTF-8 files come back exactly as stored. Other text is decoded (its encoding detected) and
-//! the entry names the encoding; a file holding a NUL byte is binary and refused in its entry.
-//! A file larger than what is left of the budget is cut at a line end (at a character boundary
-//! when the budget holds no whole line), and its entry says so and names the byte `offset` a
-//! next call reads on from: following those notes reads every byte of any file exactly once,
-//! a saved shell output included. `offset` (fsgate's addition to the spec's arguments) starts
-//! each path of the call at that byte.
+//! the entry names the encoding; a file holding a NUL byte is binary and refused in its entry,
+//! unless it starts with a UTF-16 or UTF-32 BOM ([`encoding::looks_binary`]). A file larger
+//! than what is left of the budget is cut at a line end (in the code units of a UTF-16 or
+//! UTF-32 file; at a character boundary when the budget holds no whole line), and its entry
+//! says so and names the byte `offset` a next call reads on from: following those notes reads
+//! every byte of any file exactly once, a saved shell output included. `offset` (fsgate's
+//! addition to the spec's arguments) starts each path of the call at that byte; a page after
+//! the first is decoded in the encoding the file's start shows.
 
 use std::io::{self, Read, Seek, SeekFrom};
 
@@ -18,6 +20,9 @@ use super::{Answer, Ctx};
 use crate::access::Resolved;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::{encoding, lines};
+
+/// How much of a file's start decides the encoding of a page read from an offset.
+const HEAD_SNIFF: u64 = 64 * 1024;
 
 /// The most paths one call reads.
 const MAX_PATHS: usize = 200;
@@ -129,17 +134,34 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, offset: u64, remaining: u64, budget: u64) 
             )),
         });
     }
-    if offset > 0 {
+    // A page after the first has no BOM and may be too short to tell its encoding: the file's
+    // start decides it.
+    let (wide, legacy) = if offset > 0 {
+        let mut head = Vec::new();
+        (&mut file)
+            .take(HEAD_SNIFF)
+            .read_to_end(&mut head)
+            .map_err(|e| ToolError::from_io(&e, "read", raw))?;
+        let wide = encoding::wide_bom(&head);
+        let legacy = match wide {
+            Some(_) => None,
+            None => encoding::decode_foreign(&head, None).map(|d| d.format.encoding),
+        };
         file.seek(SeekFrom::Start(offset))
             .map_err(|e| ToolError::from_io(&e, "read", raw))?;
-    }
+        (wide, legacy)
+    } else {
+        (None, None)
+    };
     let room = usize::try_from(remaining).unwrap_or(usize::MAX);
     let left = meta.len.saturating_sub(offset);
     let mut bytes = Vec::with_capacity(usize::try_from(left).unwrap_or(0).min(room + 1));
-    file.take(remaining.saturating_add(1))
+    (&mut file)
+        .take(remaining.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&e, "read", raw))?;
-    if memchr::memchr(0, &bytes).is_some() {
+    let wide = wide.or_else(|| encoding::wide_bom(&bytes));
+    if wide.is_none() && encoding::looks_binary(&bytes) {
         return Err(ToolError::invalid(format!(
             "{raw} is a binary file ({} bytes, it holds NUL bytes), not text; inspect it with \
              exec_shell (file, xxd, or a tool for its format)",
@@ -147,22 +169,39 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, offset: u64, remaining: u64, budget: u64) 
         )));
     }
     let whole = bytes.len() <= room;
+    if !whole {
+        // No whole line fits: the cut is at a character boundary, or (a budget smaller than
+        // one character) after the budget's bytes, so every call makes progress.
+        let kept = match encoding::cut_at_line_end_as(&bytes, room, wide) {
+            0 => room,
+            at => at,
+        };
+        bytes.truncate(kept);
+    }
+    let used = bytes.len() as u64;
+    let (content, encoding) = match wide {
+        Some(wide) => (
+            encoding::decode_as(&bytes, wide).text,
+            Some(wide.name().to_string()),
+        ),
+        None => match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let decoded = match legacy {
+                    Some(enc) => encoding::decode_as(e.as_bytes(), enc),
+                    None => encoding::decode(e.as_bytes(), None),
+                };
+                let name = decoded.format.encoding.name().to_string();
+                (decoded.text, Some(name))
+            }
+        },
+    };
     let mut truncated = false;
     let mut note = None;
     if !whole {
-        let kept = match memchr::memrchr(b'\n', &bytes[..room]) {
-            Some(at) => at + 1,
-            // No whole line fits: cut at a character boundary, or (a budget smaller than one
-            // character) after the budget's bytes, so every call makes progress.
-            None => match lines::utf8_floor(&bytes, room) {
-                0 => room,
-                at => at,
-            },
-        };
-        bytes.truncate(kept);
-        let end = offset + kept as u64;
+        let end = offset + used;
         let shown_lines = if offset == 0 {
-            format!(" (lines 1-{})", lines::count(&bytes))
+            format!(" (lines 1-{})", lines::count(content.as_bytes()))
         } else {
             String::new()
         };
@@ -177,19 +216,10 @@ fn read_one(ctx: &Ctx<'_>, raw: &str, offset: u64, remaining: u64, budget: u64) 
     } else if offset > 0 {
         note = Some(format!(
             "showing bytes {offset}-{} of {}: the file from offset {offset} to its end",
-            (offset + bytes.len() as u64).saturating_sub(1),
+            (offset + used).saturating_sub(1),
             meta.len
         ));
     }
-    let used = bytes.len() as u64;
-    let (content, encoding) = match String::from_utf8(bytes) {
-        Ok(text) => (text, None),
-        Err(e) => {
-            let decoded = encoding::decode(e.as_bytes(), None);
-            let name = decoded.format.encoding.name().to_string();
-            (decoded.text, Some(name))
-        }
-    };
     Ok(Read1 {
         content,
         encoding,

@@ -1,5 +1,6 @@
 //! replace: sequential exact search/replace patches ([`crate::ops::replace`]), every patch or
-//! nothing written.
+//! nothing written. Text in another encoding than UTF-8 is patched in its decoded text (what
+//! read_files shows) and written back in its encoding ([`encoding::change_text`]).
 
 use std::io;
 
@@ -11,6 +12,7 @@ use crate::access::WriteOptions;
 use crate::error::{Result, ToolError};
 use crate::ops::patch::unified;
 use crate::ops::replace::{self, Patch};
+use crate::text::encoding;
 
 const PATCH_KEYS: [&str; 3] = ["search", "replace", "replace_all"];
 
@@ -65,11 +67,18 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
         )),
         _ => ToolError::from_io(&e, "read", &raw),
     })?;
-    let replaced = replace::apply(&original, &patches, &raw)?;
+    let change = encoding::change_text(&original, None, |text| {
+        let replaced = replace::apply(text, &patches, &raw)?;
+        Ok((
+            replaced.bytes,
+            (replaced.patches_applied, replaced.replacements),
+        ))
+    })?;
+    let (patches_applied, replacements) = change.value;
     ctx.access
         .write_atomic(
             &target,
-            &replaced.bytes,
+            &change.bytes,
             WriteOptions {
                 create_parents: false,
                 expect: Some(&original),
@@ -77,10 +86,18 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
             },
         )
         .map_err(|e| ToolError::from_io(&e, "write", &raw))?;
-    Answer::ok(json!({
+    let diff = match &change.decoded {
+        Some((_, before, after)) => unified::render(&raw, before.as_bytes(), after.as_bytes()),
+        None => unified::render(&raw, &original, &change.bytes),
+    };
+    let mut value = json!({
         "path": raw,
-        "patches_applied": replaced.patches_applied,
-        "replacements": replaced.replacements,
-        "diff": unified::render(&raw, &original, &replaced.bytes),
-    }))
+        "patches_applied": patches_applied,
+        "replacements": replacements,
+        "diff": diff,
+    });
+    if let Some((format, _, _)) = &change.decoded {
+        value["encoding"] = Value::String(format.encoding.name().to_string());
+    }
+    Answer::ok(value)
 }
