@@ -65,7 +65,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             }
         }
         Some(existing_len) => {
-            match relation(target.access, &target.resolved, content).map_err(io_err)? {
+            match relation(&target.access, &target.resolved, content).map_err(io_err)? {
                 Relation::Equal => {
                     return Ok(success(
                         "unchanged",
@@ -78,7 +78,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 Relation::Prefix(old_len) => {
                     let suffix = &content[usize::try_from(old_len).unwrap_or(0)..];
                     let old =
-                        append_bytes(target.access, &target.resolved, suffix).map_err(io_err)?;
+                        append_bytes(&target.access, &target.resolved, suffix).map_err(io_err)?;
                     ("appended", suffix, old)
                 }
                 Relation::Differs if overwrite => {
@@ -101,7 +101,8 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         }
     };
     let bytes_written = written.len();
-    if let Err((code, message, detail)) = verify(target.access, &target.resolved, offset, written) {
+    if let Err((code, message, detail)) = verify(&target.access, &target.resolved, offset, written)
+    {
         let mut out = Map::new();
         out.insert("success".into(), json!(false));
         out.insert("action".into(), json!(action));
@@ -336,7 +337,7 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => create_parents(&target)?,
         Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
     }
-    let old = append_bytes(target.access, &target.resolved, content.as_bytes())
+    let old = append_bytes(&target.access, &target.resolved, content.as_bytes())
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
     let total = old + content.len() as u64;
     Ok(ToolOutput::text(if old == 0 {
