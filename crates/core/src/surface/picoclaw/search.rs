@@ -23,7 +23,12 @@
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
 //! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
-//! results); a path given explicitly is searched even when it or its ancestors are ignored. Files are streamed line by line; a line is kept up to 1 MiB (longer
+//! results); a path given explicitly is searched even when it or its ancestors are ignored. A
+//! folder is walked on handles where it can be (`Access::listed_walk`): each folder opened from
+//! its parent's handle and each file from its folder's, without following a link, so nothing
+//! swapped into the tree meanwhile (in the workspace or a granted folder) leads names or
+//! contents out of it; a file named as `path` is opened without following a link at its last
+//! component. Files are streamed line by line; a line is kept up to 1 MiB (longer
 //! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it; other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
