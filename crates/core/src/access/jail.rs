@@ -131,6 +131,19 @@ impl Jail {
         ))
     }
 
+    /// A jail of one root already open as `dir`, whose real path is `path`, with no
+    /// non-accessible or excluded globs: a place reached on handles (see `grant.rs`), so that
+    /// nothing swapped into its path after it was opened can move it.
+    pub(crate) fn over(path: PathBuf, dir: Dir) -> Jail {
+        Jail {
+            roots: vec![Root { path, dir }],
+            secrets: GlobSet::empty(),
+            secret_globs: Vec::new(),
+            excludes: GlobSet::empty(),
+            exclude_globs: Vec::new(),
+        }
+    }
+
     /// The allowed roots, primary first.
     pub fn roots(&self) -> &[Root] {
         &self.roots

@@ -12,6 +12,7 @@
 
 mod aside;
 pub mod fs;
+pub mod grant;
 pub mod ignore;
 pub mod jail;
 pub mod listings;

@@ -3,11 +3,19 @@
 //!
 //! - With `restrict_to_workspace` (the default), a path is first resolved in the workspace's own
 //!   jailed access layer (relative paths from the workspace, links that leave it refused). A
-//!   path outside it is reachable only when the configuration allows it: read-only tools with
-//!   `allow_read_outside_workspace`, or a path whose absolute form (and, for a link, its real
-//!   form too) matches a `tools.allow_read_paths` regex (read-only tools) or a
-//!   `tools.allow_write_paths` regex (writing tools). Such a path goes through a separate,
-//!   unconfined access layer rooted at the workspace; a write never escapes otherwise.
+//!   path outside it is reachable only when the configuration grants it: read-only tools with
+//!   `allow_read_outside_workspace`, or a path matched by a `tools.allow_read_paths` regex
+//!   (read-only tools) or a `tools.allow_write_paths` regex (writing tools). A write never
+//!   escapes otherwise.
+//! - A grant is enforced on what is opened, not on a name opened again later. The regex must
+//!   match the absolute path as given; the path is then reached from `/` on folder handles, no
+//!   link followed by the kernel (`access::grant::reach`), and the regex must match the real
+//!   path reached too (so a link in a granted folder is followed only when its target is
+//!   granted). The call then works in a jail whose one root is the deepest folder reached,
+//!   already open: the kernel keeps every open beneath that handle, a link swapped in that
+//!   leads out of it is refused, and a file with more than one name (a hard link) is not opened,
+//!   as in the confined workspace. The path the jail resolves is checked once more. A granted
+//!   folder grants what lies beneath it to list_dir and search_files, which walk it on handles.
 //! - Without the restriction, every path goes through an unconfined access layer rooted at the
 //!   process's working directory, which relative paths resolve from (as PicoClaw does).
 //! - Protected credential paths (`.ssh`, `.gnupg`, `.aws`, `.azure`, `.kube`, `.netrc`,
@@ -15,14 +23,17 @@
 //!   `.config/gcloud`, `.config/gh`) are refused for every tool and hidden from listings and
 //!   searches; writes are also refused for `/etc/shadow`, `/etc/gshadow`, `/etc/passwd`,
 //!   `/etc/group`, `/etc/sudoers` (and `/etc/sudoers.d`) and the workspace's `sessions`
-//!   directory. Allowlists never override these.
+//!   directory. Allowlists never override these. Names are compared without regard to ASCII
+//!   case (`.NETRC` is `.netrc` on a case-insensitive filesystem, as macOS's default is);
+//!   other Unicode case pairs are not folded, since no protected name holds such a letter.
 
+use std::ops::Deref;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::access::{Access, Resolved};
+use crate::access::{Access, Resolved, grant};
 use crate::config::picoclaw::PicoclawConfig;
 use crate::error::{ErrorKind, Result, ToolError};
 
@@ -62,9 +73,27 @@ pub(super) enum Op {
     Write,
 }
 
+/// The access layer a path is reached through: the workspace's (or the unconfined host's), or
+/// a jail over a granted folder made for this call.
+pub(super) enum Via<'a> {
+    Shared(&'a Access),
+    Granted(Box<Access>),
+}
+
+impl Deref for Via<'_> {
+    type Target = Access;
+
+    fn deref(&self) -> &Access {
+        match self {
+            Via::Shared(access) => access,
+            Via::Granted(access) => access,
+        }
+    }
+}
+
 /// A path located under the policy: the access layer to use and the resolved path.
 pub(super) struct Target<'a> {
-    pub access: &'a Access,
+    pub access: Via<'a>,
     pub resolved: Resolved,
 }
 
@@ -75,8 +104,6 @@ pub(super) struct Policy {
     read_outside: bool,
     read_paths: Vec<Regex>,
     write_paths: Vec<Regex>,
-    /// Unconfined, rooted at the workspace (allowlisted paths in restricted mode).
-    outside: OnceLock<Option<Access>>,
     /// Unconfined, rooted at the process's working directory (unrestricted mode).
     host: OnceLock<Option<Access>>,
 }
@@ -94,7 +121,6 @@ impl Policy {
             read_outside: config.allow_read_outside_workspace,
             read_paths: compile(&config.allow_read_paths),
             write_paths: compile(&config.allow_write_paths),
-            outside: OnceLock::new(),
             host: OnceLock::new(),
         }
     }
@@ -119,7 +145,7 @@ impl Policy {
             let resolved = host.resolve(raw)?;
             self.check(ws, &resolved, op)?;
             return Ok(Target {
-                access: host,
+                access: Via::Shared(host),
                 resolved,
             });
         }
@@ -127,39 +153,63 @@ impl Policy {
             Ok(resolved) => {
                 self.check(ws, &resolved, op)?;
                 Ok(Target {
-                    access: ws,
+                    access: Via::Shared(ws),
                     resolved,
                 })
             }
-            Err(e) if e.kind == ErrorKind::OutsideRoot => {
-                let absolute = lexical_absolute(ws.root(), raw);
-                let real = real_path(&absolute);
-                let allowed = match op {
-                    Op::Read => {
-                        self.read_outside || allowlisted(&self.read_paths, &absolute, &real)
-                    }
-                    Op::Write => allowlisted(&self.write_paths, &absolute, &real),
-                };
-                if !allowed {
-                    return Err(self.outside_error(ws, raw, &absolute, op));
-                }
-                let Some(outside) = self
-                    .outside
-                    .get_or_init(|| Access::new(ws.root()).ok())
-                    .as_ref()
-                else {
-                    return Err(e);
-                };
-                let mut resolved = outside.resolve(&absolute.to_string_lossy())?;
-                resolved.shown = raw.to_string();
-                self.check(ws, &resolved, op)?;
-                Ok(Target {
-                    access: outside,
-                    resolved,
-                })
-            }
+            Err(e) if e.kind == ErrorKind::OutsideRoot => self.granted(ws, raw, op),
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether the configuration grants `op` on the absolute path `path`.
+    fn grants(&self, path: &Path, op: Op) -> bool {
+        let matches = |patterns: &[Regex]| {
+            let text = path.to_string_lossy();
+            patterns.iter().any(|r| r.is_match(&text))
+        };
+        match op {
+            Op::Read => self.read_outside || matches(&self.read_paths),
+            Op::Write => matches(&self.write_paths),
+        }
+    }
+
+    /// Locates `raw`, outside the workspace, in the place a grant gives (see the module doc).
+    fn granted<'a>(&'a self, ws: &'a Access, raw: &str, op: Op) -> Result<Target<'a>> {
+        let absolute = lexical_absolute(ws.root(), raw);
+        if !self.grants(&absolute, op) {
+            return Err(self.outside_error(ws, raw, &absolute, op));
+        }
+        self.check_path(ws, &absolute, raw, op)?;
+        let reached = grant::reach(&absolute).map_err(|e| ToolError::from_io(&e, "reach", raw))?;
+        let real = reached.real();
+        if !self.grants(&real, op) {
+            return Err(self.link_error(raw, &real, op));
+        }
+        self.check_path(ws, &real, raw, op)?;
+        let rest = reached.rest().to_path_buf();
+        let access = reached.into_access();
+        let rest = match rest.to_str() {
+            Some("") => ".",
+            Some(rest) => rest,
+            None => {
+                return Err(ToolError::invalid(format!(
+                    "{raw} leads to {}, whose name is not UTF-8; pass a path to it that is",
+                    real.display()
+                )));
+            }
+        };
+        let mut resolved = access.resolve(rest)?;
+        resolved.shown = raw.to_string();
+        // The folder's handle stays; what lies below it was looked at again by the jail.
+        if !self.grants(&resolved.path, op) {
+            return Err(self.link_error(raw, &resolved.path, op));
+        }
+        self.check_path(ws, &resolved.path, raw, op)?;
+        Ok(Target {
+            access: Via::Granted(Box::new(access)),
+            resolved,
+        })
     }
 
     fn outside_error(&self, ws: &Access, raw: &str, absolute: &Path, op: Op) -> ToolError {
@@ -188,43 +238,56 @@ impl Policy {
         )
     }
 
+    /// The error of a granted path whose real place (through links) is not granted.
+    fn link_error(&self, raw: &str, real: &Path, op: Op) -> ToolError {
+        let key = match op {
+            Op::Read => "tools.allow_read_paths",
+            Op::Write => "tools.allow_write_paths",
+        };
+        ToolError::new(
+            ErrorKind::Denied,
+            format!(
+                "access denied: {raw} leads through a symbolic link to {}, which {key} does not \
+                 grant (a link in a granted place is followed only to a granted place); pass the \
+                 path of a granted file itself",
+                real.display()
+            ),
+        )
+    }
+
     /// Refuses protected paths, and write-denied ones for writes.
     fn check(&self, ws: &Access, resolved: &Resolved, op: Op) -> Result<()> {
         let real = real_path(&resolved.path);
         for path in [resolved.path.as_path(), real.as_path()] {
-            if let Some(what) = protected(path) {
-                return Err(ToolError::new(
-                    ErrorKind::Denied,
-                    format!(
-                        "access denied: {} is a protected credential path ({what}); no tool may \
-                         read, list or write it",
-                        resolved.shown
-                    ),
-                ));
-            }
-            if op == Op::Write
-                && let Some(what) = write_denied(ws.root(), path)
-            {
-                return Err(ToolError::new(
-                    ErrorKind::Denied,
-                    format!(
-                        "access denied: writes to {} are refused ({what}); allow paths do not \
-                         override this",
-                        resolved.shown
-                    ),
-                ));
-            }
+            self.check_path(ws, path, &resolved.shown, op)?;
         }
         Ok(())
     }
-}
 
-fn allowlisted(patterns: &[Regex], absolute: &Path, real: &Path) -> bool {
-    let matches = |p: &Path| {
-        let text = p.to_string_lossy();
-        patterns.iter().any(|r| r.is_match(&text))
-    };
-    !patterns.is_empty() && matches(absolute) && matches(real)
+    /// Refuses `path` when it is protected, or write-denied for a write; `shown` names it.
+    fn check_path(&self, ws: &Access, path: &Path, shown: &str, op: Op) -> Result<()> {
+        if let Some(what) = protected(path) {
+            return Err(ToolError::new(
+                ErrorKind::Denied,
+                format!(
+                    "access denied: {shown} is a protected credential path ({what}); no tool may \
+                     read, list or write it"
+                ),
+            ));
+        }
+        if op == Op::Write
+            && let Some(what) = write_denied(ws.root(), path)
+        {
+            return Err(ToolError::new(
+                ErrorKind::Denied,
+                format!(
+                    "access denied: writes to {shown} are refused ({what}); allow paths do not \
+                     override this"
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `raw` made absolute against `root`, with `.` and `..` removed lexically.
@@ -253,23 +316,39 @@ pub(super) fn real_path(path: &Path) -> PathBuf {
     crate::access::fs::real_path(path)
 }
 
-/// Why `path` is a protected credential path, if it is.
-pub(super) fn protected(path: &Path) -> Option<String> {
-    let names: Vec<&str> = path
-        .components()
+/// The bytes of `path`'s normal components.
+fn names(path: &Path) -> Vec<&[u8]> {
+    path.components()
         .filter_map(|c| match c {
-            Component::Normal(n) => n.to_str(),
+            Component::Normal(n) => Some(n.as_encoded_bytes()),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Whether `name` is one of `set`, without regard to ASCII case.
+fn one_of(set: &[&str], name: &[u8]) -> bool {
+    set.iter().any(|p| p.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// Why `path` is a protected credential path, if it is. Names match without regard to ASCII
+/// case.
+pub(super) fn protected(path: &Path) -> Option<String> {
+    let names = names(path);
     for (i, name) in names.iter().enumerate() {
-        if PROTECTED_DIRS.contains(name) || PROTECTED_FILES.contains(name) {
-            return Some(format!("{name} holds credentials"));
+        let shown = String::from_utf8_lossy(name);
+        if one_of(&PROTECTED_DIRS, name) || one_of(&PROTECTED_FILES, name) {
+            return Some(format!("{shown} holds credentials"));
         }
         if let Some(next) = names.get(i + 1)
-            && PROTECTED_PAIRS.contains(&(*name, *next))
+            && PROTECTED_PAIRS.iter().any(|(a, b)| {
+                a.as_bytes().eq_ignore_ascii_case(name) && b.as_bytes().eq_ignore_ascii_case(next)
+            })
         {
-            return Some(format!("{name}/{next} holds credentials"));
+            return Some(format!(
+                "{shown}/{} holds credentials",
+                String::from_utf8_lossy(next)
+            ));
         }
     }
     None
@@ -280,15 +359,26 @@ pub(super) fn protected_entry(dir: &Path, name: &str) -> bool {
     protected(&dir.join(name)).is_some()
 }
 
+/// Whether `path` lies at or below `prefix` (both absolute), names compared without regard to
+/// ASCII case.
+fn under_folded(path: &Path, prefix: &Path) -> bool {
+    let (path, prefix) = (names(path), names(prefix));
+    path.len() >= prefix.len()
+        && path
+            .iter()
+            .zip(&prefix)
+            .all(|(a, b)| a.eq_ignore_ascii_case(b))
+}
+
 /// Why a write to `path` is refused, if it is.
 fn write_denied(root: &Path, path: &Path) -> Option<String> {
     for denied in WRITE_DENIED {
-        if path.starts_with(denied) {
+        if under_folded(path, Path::new(denied)) {
             return Some(format!("{denied} is a system credential file"));
         }
     }
     let sessions = root.join("sessions");
-    if path.starts_with(&sessions) {
+    if under_folded(path, &sessions) {
         return Some("the workspace sessions directory holds the agent's own state".to_string());
     }
     None
@@ -306,6 +396,28 @@ mod tests {
         assert!(protected(Path::new("/w/docker/config.json")).is_none());
         assert!(protected(Path::new("/w/id_rsa.pub")).is_none());
         assert!(protected(Path::new("/w/src/main.rs")).is_none());
+    }
+
+    #[test]
+    fn protected_names_match_in_any_ascii_case() {
+        for path in [
+            "/w/.NETRC",
+            "/w/.SSH/config",
+            "/w/keys/ID_RSA",
+            "/w/.Docker/Config.json",
+            "/w/.CONFIG/GH/hosts.yml",
+            "/w/.Git-Credentials",
+        ] {
+            assert!(protected(Path::new(path)).is_some(), "{path}");
+        }
+        assert!(protected(Path::new("/w/NETRC")).is_none());
+        assert!(protected(Path::new("/w/.Docker/Config.json.bak")).is_none());
+        let root = Path::new("/w/ws");
+        assert!(write_denied(root, Path::new("/ETC/Shadow")).is_some());
+        assert!(write_denied(root, Path::new("/etc/SUDOERS.D/x")).is_some());
+        assert!(write_denied(root, Path::new("/w/ws/Sessions/s.json")).is_some());
+        assert!(write_denied(root, Path::new("/etc/shadowy")).is_none());
+        assert!(write_denied(root, Path::new("/w/ws/sessions2")).is_none());
     }
 
     #[test]

@@ -23,7 +23,12 @@
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
 //! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
-//! results); a path given explicitly is searched even when it or its ancestors are ignored. Files are streamed line by line; a line is kept up to 1 MiB (longer
+//! results); a path given explicitly is searched even when it or its ancestors are ignored. A
+//! folder is walked on handles where it can be (`Access::listed_walk`): each folder opened from
+//! its parent's handle and each file from its folder's, without following a link, so nothing
+//! swapped into the tree meanwhile (in the workspace or a granted folder) leads names or
+//! contents out of it; a file named as `path` is opened without following a link at its last
+//! component. Files are streamed line by line; a line is kept up to 1 MiB (longer
 //! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it; other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
@@ -41,7 +46,9 @@ use super::super::ToolOutput;
 use super::super::args::Args;
 use super::Call;
 use super::policy::{Op, protected};
-use crate::access::Access;
+use crate::access::listings::WalkedFile;
+use crate::access::walkdir::OpenDir;
+use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::artifacts;
 use crate::text::{lines, redact};
@@ -205,13 +212,25 @@ impl Scan {
     }
 }
 
-/// A candidate file: its path, shown path, path relative to the search root, size and mtime.
+/// A candidate file: its path, shown path, path relative to the search root, size, mtime, and
+/// how it is opened.
 struct Candidate {
     path: PathBuf,
     shown: String,
     rel: String,
     len: u64,
     mtime: i64,
+    open: Open,
+}
+
+/// How a candidate file is opened.
+enum Open {
+    /// Found by a walk on folder handles: from its folder's handle, without following a link.
+    Listed(WalkedFile),
+    /// Found by a walk by path: beneath the access layer's root.
+    Walked,
+    /// The file named by `path`: its last component without following a link.
+    Named(Resolved),
 }
 
 pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
@@ -276,7 +295,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         _ => ".",
     };
     let located = call.pico.policy.locate(call.ws, raw, Op::Read)?;
-    let access = located.access;
+    let access: &Access = &located.access;
     let root = located.resolved.path.clone();
     let meta = access.metadata(&located.resolved).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -306,8 +325,50 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             && name_pattern.as_ref().is_none_or(|p| p.matches(&c.rel))
     };
     let shown_root = ws_root.clone();
-    let shown = move |p: &Path| display(&shown_root, p);
-    let candidates: Box<dyn Iterator<Item = Candidate>> = if meta.is_dir {
+    let shown = std::rc::Rc::new(move |p: &Path| display(&shown_root, p));
+    let listed = if meta.is_dir && !access.is_ignored(&root, true) {
+        access.listed_walk(&root)
+    } else {
+        None
+    };
+    let candidates: Box<dyn Iterator<Item = Candidate>> = if let Some(listed) = listed {
+        // On folder handles: each folder opened from its parent's without following a link, so
+        // nothing swapped into the tree meanwhile leads the walk (names or contents) out of it.
+        let ws_root = ws_root.clone();
+        let root = root.clone();
+        let shown = shown.clone();
+        let mut folder: Option<(PathBuf, OpenDir)> = None;
+        let walk = listed.filter_map(move |file| {
+            let path = file.path();
+            if protected(&path).is_some() || artifacts::is_artifact(&ws_root, &path) {
+                return None;
+            }
+            let meta = match file.dir() {
+                Some(dir) => dir.entry_meta(file.name()).ok()?,
+                None => {
+                    if folder.as_ref().is_none_or(|(p, _)| p != file.folder_path()) {
+                        let dir = access.open_walked_dir(file.folder_path()).ok()?;
+                        folder = Some((file.folder_path().to_path_buf(), dir));
+                    }
+                    folder.as_ref()?.1.entry_meta(file.name()).ok()?
+                }
+            };
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            Some(Candidate {
+                shown: shown(&path),
+                path,
+                rel,
+                len: meta.len,
+                mtime: meta.mtime,
+                open: Open::Listed(file),
+            })
+        });
+        Box::new(walk)
+    } else if meta.is_dir {
         let walk = walk(access, &root).filter_map(move |entry| {
             let entry = entry.ok()?;
             if !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -329,6 +390,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 rel,
                 len: meta.len(),
                 mtime: mtime(&meta),
+                open: Open::Walked,
             })
         });
         Box::new(walk)
@@ -343,6 +405,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             rel,
             len: meta.len,
             mtime: meta.mtime,
+            open: Open::Named(located.resolved.clone()),
         }))
     };
     let mut candidates: Box<dyn Iterator<Item = Candidate>> =
@@ -462,7 +525,18 @@ fn scan_file(
     scan: &mut Scan,
     page: &mut Page,
 ) -> bool {
-    let Ok(file) = access.open_walked(&c.path) else {
+    let opened = match &c.open {
+        Open::Listed(file) => match file.dir() {
+            Some(dir) => access.open_walked_at(dir, file.name()).map(|(f, _)| f),
+            None => access
+                .open_walked_dir(file.folder_path())
+                .and_then(|dir| access.open_walked_at(&dir, file.name()))
+                .map(|(f, _)| f),
+        },
+        Open::Walked => access.open_walked(&c.path),
+        Open::Named(resolved) => access.open_regular_nofollow(resolved).map(|(f, _)| f),
+    };
+    let Ok(file) = opened else {
         scan.unreadable += 1;
         return true;
     };

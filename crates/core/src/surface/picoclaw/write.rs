@@ -83,7 +83,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             }
         }
         Some(existing_len) => {
-            match relation(target.access, &target.resolved, content).map_err(io_err)? {
+            match relation(&target.access, &target.resolved, content).map_err(io_err)? {
                 Relation::Equal => {
                     return Ok(success(
                         "unchanged",
@@ -96,7 +96,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 Relation::Prefix(old_len) => {
                     let suffix = &content[usize::try_from(old_len).unwrap_or(0)..];
                     let old =
-                        append_bytes(target.access, &target.resolved, suffix).map_err(io_err)?;
+                        append_bytes(&target.access, &target.resolved, suffix).map_err(io_err)?;
                     ("appended", suffix, old)
                 }
                 Relation::Differs if overwrite => {
@@ -119,7 +119,8 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         }
     };
     let bytes_written = written.len();
-    if let Err((code, message, detail)) = verify(target.access, &target.resolved, offset, written) {
+    if let Err((code, message, detail)) = verify(&target.access, &target.resolved, offset, written)
+    {
         let mut out = Map::new();
         out.insert("success".into(), json!(false));
         out.insert("action".into(), json!(action));
@@ -356,7 +357,7 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
     };
     let content = restore_appended(&target, raw, content)?;
-    let old = append_bytes(target.access, &target.resolved, content.as_bytes())
+    let old = append_bytes(&target.access, &target.resolved, content.as_bytes())
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
     let total = old + content.len() as u64;
     Ok(ToolOutput::text(if old == 0 {
@@ -397,7 +398,7 @@ fn restore_appended<'a>(target: &Target<'_>, raw: &str, content: &'a str) -> Res
     }
 }
 
-fn create_parents<'a>(target: &Target<'a>) -> Result<NewFolders<'a>> {
+fn create_parents<'t>(target: &'t Target<'_>) -> Result<NewFolders<'t>> {
     target.access.create_parents(&target.resolved).map_err(|e| {
         ToolError::from_io(
             &e,
