@@ -83,6 +83,66 @@ fn indentation_is_ignored_and_the_replacement_reindented() {
     );
 }
 
+/// Issue 17 item 6: the file was re-indented to two spaces while the model quotes it with tabs.
+#[test]
+fn a_tab_quote_of_a_two_space_file_is_written_in_two_space_levels_never_mixed() {
+    let fx = Qx::new();
+    fx.write(
+        "retry.js",
+        "function run() {\n  if (failed) {\n    // retry errors\n    retry();\n  }\n}\n",
+    );
+    let out = edit(
+        &fx,
+        "retry.js",
+        "\tif (failed) {\n\t\t// retry errors\n\t\tretry();\n",
+        "\tif (failed) {\n\t\t// retry errors\n\t\tif (tries < 3) {\n\t\t\tretry();\n\t\t}\n",
+    );
+    assert!(out.contains("new_string was re-indented"), "{out}");
+    let written = String::from_utf8(fx.read("retry.js")).unwrap();
+    assert_eq!(
+        written,
+        "function run() {\n  if (failed) {\n    // retry errors\n    if (tries < 3) {\n      retry();\n    }\n  }\n}\n"
+    );
+    assert!(!written.contains('\t'), "{written:?}");
+}
+
+#[test]
+fn a_space_quote_of_a_tab_file_is_written_in_tabs() {
+    let fx = Qx::new();
+    fx.write("m.go", "func f() {\n\tif ok {\n\t\tgo()\n\t}\n}\n");
+    edit(
+        &fx,
+        "m.go",
+        "    if ok {\n        go()\n",
+        "    if ok {\n        go()\n        log()\n",
+    );
+    assert_eq!(
+        fx.read("m.go"),
+        b"func f() {\n\tif ok {\n\t\tgo()\n\t\tlog()\n\t}\n}\n"
+    );
+}
+
+#[test]
+fn an_indentation_that_cannot_be_mapped_refuses_the_correction_and_writes_nothing() {
+    let fx = Qx::new();
+    let before = "function run() {\n  if (failed) {\n    retry();\n  }\n}\n";
+    fx.write("retry.js", before);
+    let err = edit_err(
+        &fx,
+        "retry.js",
+        "\tif (failed) {\n",
+        "\tif (failed) {\n  \tlog();\n",
+    );
+    assert!(
+        err.contains(
+            "new_string cannot be re-indented to the file's indentation: line 2 of new_string"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("No edits made"), "{err}");
+    assert_eq!(fx.read("retry.js"), before.as_bytes());
+}
+
 #[test]
 fn unicode_punctuation_is_normalised() {
     let fx = Qx::new();

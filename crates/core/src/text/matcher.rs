@@ -10,7 +10,12 @@
 //! 3. [`Level::TrailingWhitespace`]: whole lines, equal once whitespace at their ends is
 //!    ignored.
 //! 4. [`Level::Indentation`]: whole lines, equal once whitespace at both their ends is ignored;
-//!    the replacement is re-indented from the quote's indentation to the file's.
+//!    the replacement is re-indented from the quote's indentation to the file's, level by
+//!    level: each indentation level of the new text becomes one level in the file's unit (a
+//!    tab, or the file's number of spaces), so tabs and spaces are never mixed (spaces after
+//!    tabs that only align, as in ` * ` of a comment, stay alignment). When a level cannot be
+//!    read (an indentation that puts spaces before a tab, in the new text or in the file's
+//!    matched line), the correction is refused ([`Unmappable`]).
 //! 5. [`Level::Punctuation`]: the text, equal once Unicode punctuation is normalised (curly
 //!    quotes to straight ones, dashes and minus signs to `-`, non-breaking and other fixed-width
 //!    spaces to a space, `…` to `...`).
@@ -106,25 +111,49 @@ pub fn find(haystack: &[u8], needle: &str, replacement: &str) -> Option<Found> {
     })
 }
 
+/// Why the indentation level found a quote but its replacement cannot be re-indented to the
+/// file's indentation without mixing tabs and spaces or inventing a level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmappable {
+    /// The 1-based line of the replacement (or, when `in_quote`, of the quote) that cannot be
+    /// mapped.
+    pub line: usize,
+    /// Whether the line is the quote's rather than the replacement's.
+    pub in_quote: bool,
+    /// What is wrong with it, in words.
+    pub reason: String,
+}
+
 /// Finds `needle` in `haystack` through the whole cascade of levels (see the module
 /// documentation): [`find`]'s two levels, then whole lines ignoring trailing whitespace, whole
-/// lines ignoring indentation, and normalised Unicode punctuation. `None` when no level finds
-/// it. `needle` must not be empty. The line levels need a quote that is not only blank lines;
-/// the punctuation level needs `haystack` to be UTF-8.
-pub fn find_corrected(haystack: &[u8], needle: &str, replacement: &str) -> Option<Found> {
+/// lines ignoring indentation, and normalised Unicode punctuation. `Ok(None)` when no level
+/// finds it; `Err` when the indentation level found it but the replacement cannot be
+/// re-indented to the file's indentation (no later level is tried: the text is there, and a
+/// looser level must not decide instead). `needle` must not be empty. The line levels need a
+/// quote that is not only blank lines; the punctuation level needs `haystack` to be UTF-8.
+pub fn find_corrected(
+    haystack: &[u8],
+    needle: &str,
+    replacement: &str,
+) -> Result<Option<Found>, Unmappable> {
     if let Some(found) = find(haystack, needle, replacement) {
-        return Some(found);
+        return Ok(Some(found));
     }
     let crlf = uses_crlf(haystack);
-    find_whole_lines(
+    if let Some(found) = find_whole_lines(
         haystack,
         needle,
         replacement,
         Level::TrailingWhitespace,
         crlf,
-    )
-    .or_else(|| find_whole_lines(haystack, needle, replacement, Level::Indentation, crlf))
-    .or_else(|| find_punctuation(haystack, needle, replacement, crlf))
+    )? {
+        return Ok(Some(found));
+    }
+    if let Some(found) = find_whole_lines(haystack, needle, replacement, Level::Indentation, crlf)?
+    {
+        return Ok(Some(found));
+    }
+    Ok(find_punctuation(haystack, needle, replacement, crlf))
 }
 
 /// The line levels of [`find_corrected`]: the quote, split into lines (a final newline ends its
@@ -137,7 +166,7 @@ fn find_whole_lines(
     replacement: &str,
     level: Level,
     crlf: bool,
-) -> Option<Found> {
+) -> Result<Option<Found>, Unmappable> {
     let quote = needle.replace("\r\n", "\n");
     let (body, ends_with_newline) = match quote.strip_suffix('\n') {
         Some(body) => (body, true),
@@ -145,11 +174,11 @@ fn find_whole_lines(
     };
     let quoted: Vec<&[u8]> = body.as_bytes().split(|&b| b == b'\n').collect();
     if quoted.iter().all(|q| q.trim_ascii().is_empty()) {
-        return None;
+        return Ok(None);
     }
     let file = split_lines(haystack);
     if quoted.len() > file.len() {
-        return None;
+        return Ok(None);
     }
     let mut offsets = Vec::with_capacity(file.len() + 1);
     let mut at = 0;
@@ -177,49 +206,239 @@ fn find_whole_lines(
         ranges.push(offsets[start]..end);
         first_start.get_or_insert(start);
     }
-    let start = first_start?;
+    let Some(start) = first_start else {
+        return Ok(None);
+    };
     let replacement = match level {
         Level::Indentation => {
-            // The quote's indentation maps to the file's at the first non-blank quoted line.
-            let (offset, quoted_line) = quoted
-                .iter()
-                .enumerate()
-                .find(|(_, q)| !q.trim_ascii().is_empty())?;
-            let quote_indent = leading_whitespace(quoted_line);
-            let file_indent = leading_whitespace(file[start + offset]);
-            reindent(replacement, quote_indent, file_indent)
+            let region = &file[start..start + quoted.len()];
+            reindent(replacement, &quoted, region, &file)?
         }
         _ => replacement.to_string(),
     };
-    Some(Found {
+    Ok(Some(Found {
         level,
         ranges,
         replacement: convert_endings(&replacement, crlf).into_bytes(),
-    })
+    }))
 }
 
-/// The whitespace a line starts with, as text.
-fn leading_whitespace(line: &[u8]) -> &str {
+/// How a text indents its levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// One tab a level; spaces after the tabs only align (a continuation, ` * ` in a comment).
+    Tabs,
+    /// This many spaces a level.
+    Spaces(usize),
+}
+
+/// An indentation read in a [`Style`]: whole levels, then spaces that only align.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Indent {
+    levels: usize,
+    align: usize,
+}
+
+impl Style {
+    /// `ws` (a line's leading blanks) as levels of this style; `None` when it does not fit it:
+    /// a space before a tab, or a tab in a text indented with spaces.
+    fn read(self, ws: &[u8]) -> Option<Indent> {
+        let tabs = ws.iter().take_while(|&&b| b == b'\t').count();
+        let spaces = ws.len() - tabs;
+        if ws[tabs..].iter().any(|&b| b != b' ') {
+            return None;
+        }
+        match self {
+            Style::Tabs => Some(Indent {
+                levels: tabs,
+                align: spaces,
+            }),
+            Style::Spaces(_) if tabs > 0 => None,
+            Style::Spaces(unit) => Some(Indent {
+                levels: spaces / unit,
+                align: spaces % unit,
+            }),
+        }
+    }
+
+    fn write(self, indent: Indent) -> String {
+        match self {
+            Style::Tabs => "\t".repeat(indent.levels) + &" ".repeat(indent.align),
+            Style::Spaces(unit) => " ".repeat(indent.levels * unit + indent.align),
+        }
+    }
+}
+
+/// The blanks (spaces and tabs) a line starts with.
+fn leading_blanks(line: &[u8]) -> &[u8] {
     let n = line
         .iter()
         .take_while(|&&b| b == b' ' || b == b'\t')
         .count();
-    std::str::from_utf8(&line[..n]).unwrap_or("")
+    &line[..n]
 }
 
-/// `text` with `from` at the start of each line replaced by `to`. Blank lines and lines that do
-/// not start with `from` (indented less than the quote) are kept as they are.
-fn reindent(text: &str, from: &str, to: &str) -> String {
-    if from == to {
-        return text.to_string();
+fn is_blank(line: &[u8]) -> bool {
+    line.trim_ascii().is_empty()
+}
+
+/// The number of spaces a level most likely takes in these runs of lines (each run in order):
+/// the most frequent change of indentation between neighbouring non-blank lines indented with
+/// spaces, a change of one space (alignment, ` * ` in a comment) counting only when there is
+/// no other. `None` when the indentation never changes.
+fn space_unit<'a>(runs: impl IntoIterator<Item = Vec<&'a [u8]>>) -> Option<usize> {
+    let mut counts: HashMap<usize, usize> = HashMap::new();
+    for run in runs {
+        let mut previous: Option<usize> = None;
+        for line in run.into_iter().filter(|l| !is_blank(l)) {
+            let ws = leading_blanks(line);
+            if ws.contains(&b'\t') {
+                previous = None;
+                continue;
+            }
+            if let Some(p) = previous
+                && p != ws.len()
+            {
+                *counts.entry(p.abs_diff(ws.len())).or_default() += 1;
+            }
+            previous = Some(ws.len());
+        }
     }
-    text.split('\n')
-        .map(|line| match line.strip_prefix(from) {
-            Some(rest) if !line.trim().is_empty() => format!("{to}{rest}"),
-            _ => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let pick = |min: usize| {
+        counts
+            .iter()
+            .filter(|&(&unit, _)| unit >= min)
+            .max_by_key(|&(&unit, &n)| (n, std::cmp::Reverse(unit)))
+            .map(|(&unit, _)| unit)
+    };
+    pick(2).or_else(|| pick(1))
+}
+
+/// `replacement` re-indented from the quote's indentation to the file's: the quote's first
+/// non-blank line and the file's line it matched fix where level 0 of each lies, and every
+/// non-blank line of the replacement keeps its level relative to that line, written in the
+/// file's unit (see the module documentation). Blank lines are kept as they are.
+fn reindent(
+    replacement: &str,
+    quoted: &[&[u8]],
+    region: &[&[u8]],
+    file: &[&[u8]],
+) -> Result<String, Unmappable> {
+    let Some((base, quote_base)) = quoted.iter().enumerate().find(|(_, q)| !is_blank(q)) else {
+        return Ok(replacement.to_string());
+    };
+    let file_base = leading_blanks(region[base]);
+    let new_lines: Vec<&[u8]> = replacement.split('\n').map(str::as_bytes).collect();
+    // The quote's style, from the quote and the replacement together.
+    let quote_side = || quoted.iter().chain(&new_lines).filter(|l| !is_blank(l));
+    let quote_tabs = quote_side().any(|l| leading_blanks(l).contains(&b'\t'));
+    let file_unit = space_unit([file.to_vec()]);
+    let quote_style = if quote_tabs {
+        Style::Tabs
+    } else {
+        let unit = space_unit([quoted.to_vec(), new_lines.clone()])
+            .or(file_unit)
+            .unwrap_or(4);
+        Style::Spaces(unit)
+    };
+    let file_style = file_style(file, file_base, file_unit, quote_style);
+    let unmappable = |line: usize, in_quote: bool, reason: String| Unmappable {
+        line,
+        in_quote,
+        reason,
+    };
+    let q0 = leading_blanks(quote_base);
+    let quote_at = quote_style.read(q0).ok_or_else(|| {
+        unmappable(
+            base + 1,
+            true,
+            "its indentation puts spaces before a tab".to_string(),
+        )
+    })?;
+    let file_at = file_style.read(file_base).ok_or_else(|| {
+        unmappable(
+            base + 1,
+            true,
+            format!(
+                "the file's line it matched is indented with {}, which mixes tabs and spaces",
+                describe_blanks(file_base)
+            ),
+        )
+    })?;
+    let mut out = Vec::with_capacity(new_lines.len());
+    for (i, line) in replacement.split('\n').enumerate() {
+        if is_blank(line.as_bytes()) {
+            out.push(line.to_string());
+            continue;
+        }
+        let ws = leading_blanks(line.as_bytes());
+        let rest = &line[ws.len()..];
+        let indent = quote_style.read(ws).ok_or_else(|| {
+            unmappable(
+                i + 1,
+                false,
+                format!(
+                    "it is indented with {}, which puts spaces before a tab",
+                    describe_blanks(ws)
+                ),
+            )
+        })?;
+        // A line further left than the file's line has levels starts at the file's margin.
+        let levels = (file_at.levels + indent.levels).saturating_sub(quote_at.levels);
+        let align = (file_at.align + indent.align).saturating_sub(quote_at.align);
+        out.push(format!(
+            "{}{rest}",
+            file_style.write(Indent { levels, align })
+        ));
+    }
+    Ok(out.join("\n"))
+}
+
+/// The file's style: that of the line the quote's first line matched when it is indented,
+/// else the file's most common one (tabs when more lines start with a tab than with a space),
+/// else (a file without indentation) the quote's.
+fn file_style(file: &[&[u8]], base: &[u8], unit: Option<usize>, quote: Style) -> Style {
+    let spaces = |fallback: usize| {
+        let quote_unit = match quote {
+            Style::Spaces(n) => n,
+            Style::Tabs => fallback,
+        };
+        Style::Spaces(unit.unwrap_or(quote_unit))
+    };
+    match base.first() {
+        Some(b'\t') => return Style::Tabs,
+        Some(_) => return spaces(base.len()),
+        None => {}
+    }
+    let (mut tab_led, mut space_led) = (0usize, 0usize);
+    for line in file.iter().filter(|l| !is_blank(l)) {
+        match line.first() {
+            Some(b'\t') => tab_led += 1,
+            Some(b' ') => space_led += 1,
+            _ => {}
+        }
+    }
+    if tab_led > space_led {
+        Style::Tabs
+    } else if space_led > 0 {
+        spaces(4)
+    } else {
+        quote
+    }
+}
+
+/// Leading blanks in words, for messages: "2 spaces", "1 tab then 2 spaces".
+fn describe_blanks(ws: &[u8]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < ws.len() {
+        let b = ws[at];
+        let n = ws[at..].iter().take_while(|&&c| c == b).count();
+        let name = if b == b'\t' { "tab" } else { "space" };
+        parts.push(format!("{n} {name}{}", if n == 1 { "" } else { "s" }));
+        at += n;
+    }
+    parts.join(" then ")
 }
 
 /// The punctuation level of [`find_corrected`]: a substring search in the file's text and the
@@ -614,7 +833,7 @@ mod tests {
 
     #[test]
     fn corrected_prefers_exact_and_reports_it() {
-        let found = find_corrected(b"a  \na\n", "a\n", "b\n").unwrap();
+        let found = find_corrected(b"a  \na\n", "a\n", "b\n").unwrap().unwrap();
         assert_eq!(found.level, Level::Exact);
     }
 
@@ -626,6 +845,7 @@ mod tests {
             "fn main() {\n    let x = 1;\n",
             "fn main() {\n    let x = 2;\n",
         )
+        .unwrap()
         .unwrap();
         assert_eq!(found.level, Level::TrailingWhitespace);
         assert_eq!(found.ranges, vec![0..31]);
@@ -635,7 +855,9 @@ mod tests {
     #[test]
     fn trailing_whitespace_level_without_final_newline_stops_at_the_line_end() {
         let file = b"a = 1  \r\nb = 2  \r\nc\r\n";
-        let found = find_corrected(file, "a = 1\nb = 2", "A\nB").unwrap();
+        let found = find_corrected(file, "a = 1\nb = 2", "A\nB")
+            .unwrap()
+            .unwrap();
         assert_eq!(found.level, Level::TrailingWhitespace);
         assert_eq!(found.ranges, vec![0..16]);
         assert_eq!(found.replacement, b"A\r\nB");
@@ -649,6 +871,7 @@ mod tests {
             "def f(self):\n    return 1\n",
             "def f(self):\n    x = 1\n\n    return x\n",
         )
+        .unwrap()
         .unwrap();
         assert_eq!(found.level, Level::Indentation);
         assert_eq!(found.ranges, vec![9..file.len()]);
@@ -661,15 +884,133 @@ mod tests {
     #[test]
     fn indentation_level_reports_every_occurrence() {
         let file = b"  x = 1\n    x = 1\n";
-        let found = find_corrected(file, "      x = 1\n", "y\n").unwrap();
+        let found = find_corrected(file, "      x = 1\n", "y\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(found.level, Level::Indentation);
         assert_eq!(found.ranges.len(), 2);
+    }
+
+    /// Whether any line of `text` starts its indentation with both tabs and spaces before
+    /// its first other character (alignment spaces after tabs aside).
+    fn mixes_levels(text: &[u8], style_is_spaces: bool) -> bool {
+        text.split(|&b| b == b'\n').any(|line| {
+            let ws = leading_blanks(line);
+            if style_is_spaces {
+                ws.contains(&b'\t')
+            } else {
+                ws.windows(2).any(|w| w == b" \t")
+            }
+        })
+    }
+
+    #[test]
+    fn a_tab_quote_in_a_file_reindented_to_two_spaces_becomes_two_spaces_a_level() {
+        let file = b"function f() {\n  if (retry) {\n    // retry errors\n    again();\n  }\n}\n";
+        let found = find_corrected(
+            file,
+            "\tif (retry) {\n\t\t// retry errors\n",
+            "\tif (retry) {\n\t\t// retry errors\n\t\tif (n > 3) {\n\t\t\tstop();\n\t\t}\n",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(found.level, Level::Indentation);
+        assert_eq!(
+            String::from_utf8(found.replacement.clone()).unwrap(),
+            "  if (retry) {\n    // retry errors\n    if (n > 3) {\n      stop();\n    }\n"
+        );
+        assert!(!mixes_levels(&found.replacement, true));
+    }
+
+    #[test]
+    fn a_space_quote_in_a_tab_file_becomes_tabs() {
+        let file = b"fn f() {\n\tif x {\n\t\ty();\n\t}\n}\n";
+        let found = find_corrected(
+            file,
+            "    if x {\n        y();\n",
+            "    if x {\n        y();\n        z();\n    }\n",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(found.replacement.clone()).unwrap(),
+            "\tif x {\n\t\ty();\n\t\tz();\n\t}\n"
+        );
+    }
+
+    #[test]
+    fn two_space_levels_become_four_space_levels() {
+        let file = b"def f():\n    if x:\n        y()\n";
+        let found = find_corrected(file, "if x:\n  y()\n", "if x:\n  y()\n  if z:\n    w()\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(found.replacement).unwrap(),
+            "    if x:\n        y()\n        if z:\n            w()\n"
+        );
+    }
+
+    #[test]
+    fn a_line_left_of_the_quote_loses_levels_in_the_file_unit() {
+        let file = b"class A {\n  m() {\n    a();\n  }\n}\n";
+        let found = find_corrected(file, "\t\ta();\n", "\t\ta();\n\t}\n\tn() {\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(found.replacement).unwrap(),
+            "    a();\n  }\n  n() {\n"
+        );
+    }
+
+    #[test]
+    fn alignment_after_tabs_is_kept_as_alignment() {
+        let file = b"int f() {\n    /*\n     * old\n     */\n}\n";
+        let found = find_corrected(file, "\t/*\n\t * old\n\t */\n", "\t/*\n\t * new\n\t */\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(found.replacement).unwrap(),
+            "    /*\n     * new\n     */\n"
+        );
+    }
+
+    #[test]
+    fn an_unmappable_indentation_refuses_the_correction() {
+        // Spaces before a tab in new_string: no level can be read from it.
+        let file = b"a {\n  b;\n}\n";
+        let err = find_corrected(file, "\tb;\n", "\tb;\n  \tc;\n").unwrap_err();
+        assert_eq!((err.line, err.in_quote), (2, false));
+        assert!(err.reason.contains("spaces before a tab"), "{err:?}");
+        // The file's line mixes them: its level cannot be read either.
+        let err = find_corrected(b"a\n \tb;\n", "  b;\n", "  b;\n  c;\n").unwrap_err();
+        assert!(
+            err.in_quote && err.reason.contains("1 space then 1 tab"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn the_same_style_keeps_the_old_shift_exactly() {
+        let file = b"a:\n  b:\n    deep: 1\n";
+        let found = find_corrected(
+            file,
+            "      deep: 1\n",
+            "      deep: 2\n        deeper: 3\n",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(found.replacement).unwrap(),
+            "    deep: 2\n      deeper: 3\n"
+        );
     }
 
     #[test]
     fn punctuation_level_maps_back_to_the_file_bytes() {
         let file = "say \u{201C}hi\u{201D} \u{2014} it\u{2019}s\u{00A0}fine\u{2026} ok";
-        let found = find_corrected(file.as_bytes(), "\"hi\" - it's fine... ok", "X").unwrap();
+        let found = find_corrected(file.as_bytes(), "\"hi\" - it's fine... ok", "X")
+            .unwrap()
+            .unwrap();
         assert_eq!(found.level, Level::Punctuation);
         assert_eq!(found.ranges.len(), 1);
         assert_eq!(&file[found.ranges[0].clone()], &file[4..]);
@@ -677,17 +1018,20 @@ mod tests {
 
     #[test]
     fn punctuation_level_never_splits_an_ellipsis() {
-        assert_eq!(find_corrected("a\u{2026}b".as_bytes(), "..b", "x"), None);
+        assert_eq!(
+            find_corrected("a\u{2026}b".as_bytes(), "..b", "x"),
+            Ok(None)
+        );
     }
 
     #[test]
     fn blank_quotes_are_not_corrected() {
-        assert_eq!(find_corrected(b"a\n\n\t\nb\n", " \n", "x"), None);
+        assert_eq!(find_corrected(b"a\n\n\t\nb\n", " \n", "x"), Ok(None));
     }
 
     #[test]
     fn absent_text_is_none_at_every_level() {
-        assert_eq!(find_corrected(b"alpha\nbeta\n", "gamma", "x"), None);
+        assert_eq!(find_corrected(b"alpha\nbeta\n", "gamma", "x"), Ok(None));
     }
 
     #[test]

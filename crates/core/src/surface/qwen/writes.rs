@@ -97,7 +97,9 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     }
     let decoded = encoding::decode(&original, qwen.fallback);
     let text = decoded.text.as_str();
-    let Some(found) = matcher::find_corrected(text.as_bytes(), old, new) else {
+    let found =
+        matcher::find_corrected(text.as_bytes(), old, new).map_err(|e| unmappable(&e, raw))?;
+    let Some(found) = found else {
         return Err(format!(
             "Failed to edit, 0 occurrences found for old_string in {raw}. No edits made. The \
              exact text in old_string was not found, nor after ignoring line endings, trailing \
@@ -166,6 +168,23 @@ fn correction_note(level: Level) -> &'static str {
              (curly quotes, dashes, non-breaking spaces)."
         }
     }
+}
+
+/// The refusal of an `old_string` found only once its indentation was ignored, whose
+/// `new_string` cannot be re-indented to the file's indentation without mixing tabs and spaces.
+fn unmappable(e: &matcher::Unmappable, raw: &str) -> String {
+    let which = if e.in_quote {
+        "old_string"
+    } else {
+        "new_string"
+    };
+    format!(
+        "Failed to edit {raw}: old_string matched only after ignoring indentation, and \
+         new_string cannot be re-indented to the file's indentation: line {} of {which}: {}. No \
+         edits made. Use read_file to see the file's exact indentation, and quote old_string and \
+         write new_string with it.",
+        e.line, e.reason
+    )
 }
 
 /// The refusal of an `old_string` found at several places.
