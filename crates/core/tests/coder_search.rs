@@ -123,18 +123,37 @@ impl Fx {
     }
 }
 
-/// The response schema of coder::search: exactly content_matches, path_matches and truncated;
-/// a content match has path, line, column, text and, only when non-empty, before/after; a path
-/// match has only path.
+/// The response schema of coder::search: exactly content_matches, path_matches and truncated,
+/// and long_line_matches only when non-empty; a content match has path, line, column, text
+/// and, only when non-empty, before/after; a path match has only path; a long-line match has
+/// path, line, column and line_bytes.
 fn check_shape(v: &Value) {
     let obj = v.as_object().unwrap();
-    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "long_line_matches")
+        .collect();
     keys.sort_unstable();
     assert_eq!(
         keys,
         ["content_matches", "path_matches", "truncated"],
         "{v}"
     );
+    if let Some(long) = obj.get("long_line_matches") {
+        let long = long.as_array().unwrap();
+        assert!(
+            !long.is_empty(),
+            "long_line_matches present but empty in {v}"
+        );
+        for m in long {
+            let m = m.as_object().unwrap();
+            let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+            keys.sort_unstable();
+            assert_eq!(keys, ["column", "line", "line_bytes", "path"], "{v}");
+            assert!(m["column"].as_u64().unwrap() >= 1);
+        }
+    }
     assert!(obj["truncated"].is_boolean());
     for m in obj["content_matches"].as_array().unwrap() {
         let m = m.as_object().unwrap();
@@ -418,6 +437,40 @@ fn lines_are_cut_to_max_line_bytes_for_matching_and_output() {
         v["content_matches"],
         json!([{"path": fx.abs("a.txt"), "line": 2, "column": 1, "text": "needle 012", "after": ["before 012"]}])
     );
+    // Line 1 is not reported absent: it is listed as a long line matching past the cut.
+    assert_eq!(
+        v["long_line_matches"],
+        json!([{"path": fx.abs("a.txt"), "line": 1, "column": 12, "line_bytes": 17}])
+    );
+}
+
+/// Issue 17 item 5: a match at byte 499,000 of one line of a minified bundle, among ordinary
+/// hits in sources.
+#[test]
+fn a_match_deep_in_a_minified_bundle_is_listed_as_a_long_line_match_beside_the_real_hits() {
+    let fx = Fx::new();
+    fx.write("src/a.js", "const retryCount = 1;\n");
+    let bundle = format!("{}retryCount=2;{}", "x".repeat(499_000), "y".repeat(999));
+    fx.write("public/app.min.js", format!("{bundle}\n"));
+    fx.write("src/b.js", "export { retryCount };\n");
+    let v = fx.content(json!({"query": "retryCount"}));
+    assert_eq!(v["truncated"], json!(false));
+    assert_eq!(
+        fx.hits(json!({"query": "retryCount"})),
+        [("src/a.js".to_string(), 1), ("src/b.js".to_string(), 1)]
+    );
+    assert_eq!(
+        v["long_line_matches"],
+        json!([{
+            "path": fx.abs("public/app.min.js"),
+            "line": 1,
+            "column": 499_001,
+            "line_bytes": bundle.len()
+        }])
+    );
+    // A search without such lines has no long_line_matches field at all.
+    let v = fx.content(json!({"query": "export"}));
+    assert!(v.get("long_line_matches").is_none(), "{v}");
 }
 
 #[test]

@@ -24,6 +24,12 @@
 //! a line is reported, with its 1-based line number and its 1-based **byte** column within the
 //! text; context lines are cut the same way.
 //!
+//! **Long lines.** A line longer than `max_line_bytes` whose cut holds no match is still tried
+//! whole: when the query matches past the cut (a hit at byte 499,000 of a minified bundle), the
+//! line is reported among the [`LongLine`]s — path, line, the match's 1-based byte column in the
+//! whole line and the line's length — rather than being reported absent. Those lines are capped
+//! at `max_matches` like the other lists and charged their path against the budget.
+//!
 //! **Speed.** A whole-file regular expression derived from the query with its anchors and word
 //! boundaries dropped (so it matches wherever the query could match a line) skips straight to
 //! the lines that can match; the exact per-line match runs only there. Files without any
@@ -99,11 +105,28 @@ pub struct LineMatch {
     pub after: Vec<String>,
 }
 
+/// A line longer than `max_line_bytes` that the query matches only past the bytes a
+/// [`LineMatch`] searches and shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongLine {
+    /// The file's absolute path.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte offset of the first match within the whole line.
+    pub column: u64,
+    /// The line's length in bytes, without its ending.
+    pub bytes: u64,
+}
+
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Found {
     /// Matching lines, in path order then line order.
     pub lines: Vec<LineMatch>,
+    /// Lines longer than `max_line_bytes` that match only past the cut, in path order then
+    /// line order.
+    pub long_lines: Vec<LongLine>,
     /// Absolute paths of matching files, in path order.
     pub paths: Vec<String>,
     /// Whether a cap or the byte budget cut either list.
@@ -240,6 +263,17 @@ struct Searched {
     path_match: bool,
     /// Its matching lines in order (at most one more than the cap), each with its cost.
     lines: Vec<(LineMatch, usize)>,
+    /// Its long lines that match only past the cut (at most one more than the cap).
+    long: Vec<LongLine>,
+}
+
+/// What scanning one file's text found, before the caps and the budget are applied.
+#[derive(Debug, Default)]
+struct Hits {
+    /// Matching lines in order (at most one more than the cap), each with its cost.
+    lines: Vec<(LineMatch, usize)>,
+    /// Long lines that match only past the cut (at most one more than the cap).
+    long: Vec<LongLine>,
 }
 
 /// A worker's searcher of files.
@@ -265,7 +299,7 @@ const BLOCK: usize = 1 << 20;
 impl FileSearch<'_> {
     fn search(&mut self, task: walk::Task) -> Searched {
         let shown = task.path.to_string_lossy().into_owned();
-        let mut lines = Vec::new();
+        let mut hits = Hits::default();
         if !self.lines_done.load(Ordering::Relaxed)
             && let Some((file, len)) = self.open(&task)
         {
@@ -277,22 +311,23 @@ impl FileSearch<'_> {
                     file,
                     options.max_read_bytes,
                     &mut self.buf,
-                    &mut lines,
+                    &mut hits,
                 );
             } else if len > LARGE_FILE {
                 if let Ok(mut large) = self.large.lock()
                     && read_text(file, len, self.finder.options.max_read_bytes, &mut large)
                 {
-                    self.finder.scan_file(&shown, &large, &mut lines);
+                    self.finder.scan_file(&shown, &large, &mut hits);
                 }
             } else if read_text(file, len, self.finder.options.max_read_bytes, &mut self.buf) {
-                self.finder.scan_file(&shown, &self.buf, &mut lines);
+                self.finder.scan_file(&shown, &self.buf, &mut hits);
             }
         }
         Searched {
             shown,
             path_match: task.path_match,
-            lines,
+            lines: hits.lines,
+            long: hits.long,
         }
     }
 
@@ -347,7 +382,7 @@ impl Finder {
         mut file: std::fs::File,
         max: u64,
         buf: &mut Vec<u8>,
-        lines: &mut Vec<(LineMatch, usize)>,
+        hits: &mut Hits,
     ) {
         buf.clear();
         // Lines before the start of `buf`, and bytes read so far.
@@ -357,14 +392,14 @@ impl Finder {
             let start = buf.len();
             buf.resize(start + BLOCK, 0);
             let Ok(n) = fs::read_full(&mut file, &mut buf[start..]) else {
-                lines.clear();
+                *hits = Hits::default();
                 return;
             };
             buf.truncate(start + n);
             total += n as u64;
             let end = n < BLOCK;
             if total > max || memchr::memchr(0, &buf[start..]).is_some() {
-                lines.clear();
+                *hits = Hits::default();
                 return;
             }
             // Whole lines only, but everything once the file has ended.
@@ -377,8 +412,8 @@ impl Finder {
                     None => continue,
                 }
             };
-            if lines.len() <= self.options.max_matches {
-                let more = self.line_matches(shown, &buf[..upto], base, lines);
+            if hits.lines.len() <= self.options.max_matches {
+                let more = self.line_matches(shown, &buf[..upto], base, hits);
                 if !more {
                     // Enough matches: the rest is only checked for a NUL.
                     base = u64::MAX;
@@ -395,32 +430,40 @@ impl Finder {
     }
 
     /// Adds the matching lines of `bytes` (whole lines of the file `shown`, the first of them
-    /// its line `base + 1`) to `lines`; `false` once they are one more than the cap.
-    fn line_matches(
-        &self,
-        shown: &str,
-        bytes: &[u8],
-        base: u64,
-        lines: &mut Vec<(LineMatch, usize)>,
-    ) -> bool {
+    /// its line `base + 1`) to `hits`; `false` once they are one more than the cap.
+    fn line_matches(&self, shown: &str, bytes: &[u8], base: u64, hits: &mut Hits) -> bool {
         let text = match std::str::from_utf8(bytes) {
             Ok(text) => Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(bytes),
         };
         let max = self.options.max_matches;
         self.scan(&text, self.skip.as_ref(), |hit| {
+            if hit.past_cut {
+                if hits.long.len() <= max {
+                    hits.long.push(LongLine {
+                        path: shown.to_string(),
+                        line: hit.line + base,
+                        column: u64::try_from(hit.offset)
+                            .unwrap_or(u64::MAX)
+                            .saturating_add(1),
+                        bytes: u64::try_from(line_len(&text[hit.start..hit.end]))
+                            .unwrap_or(u64::MAX),
+                    });
+                }
+                return true;
+            }
             let (mut found, cost) = self.line_match(shown, &text, &hit);
             found.line += base;
-            lines.push((found, cost));
-            lines.len() <= max
+            hits.lines.push((found, cost));
+            hits.lines.len() <= max
         });
-        lines.len() <= max
+        hits.lines.len() <= max
     }
 
-    /// Adds the matching lines of the file `shown` (its bytes) to `lines`, up to one more than
+    /// Adds the matching lines of the file `shown` (its bytes) to `hits`, up to one more than
     /// the cap.
-    fn scan_file(&self, shown: &str, bytes: &[u8], lines: &mut Vec<(LineMatch, usize)>) {
-        self.line_matches(shown, bytes, 0, lines);
+    fn scan_file(&self, shown: &str, bytes: &[u8], hits: &mut Hits) {
+        self.line_matches(shown, bytes, 0, hits);
     }
 }
 
@@ -480,6 +523,19 @@ impl Run<'_> {
             }
             self.found.lines.push(line);
         }
+        for long in searched.long {
+            if self.lines_done && self.found.truncated {
+                break;
+            }
+            if self.found.long_lines.len() >= max {
+                self.found.truncated = true;
+                break;
+            }
+            if !self.charge(long.path.len()) {
+                break;
+            }
+            self.found.long_lines.push(long);
+        }
         !self.finished()
     }
 }
@@ -492,10 +548,12 @@ struct Hit<'t> {
     end: usize,
     /// 1-based line number.
     line: u64,
-    /// Byte offset of the match within `cut`.
+    /// Byte offset of the match within `cut`, or (`past_cut`) within the whole line.
     offset: usize,
     /// The line, cut.
     cut: &'t str,
+    /// The cut holds no match, and the whole line (longer than the cut) does.
+    past_cut: bool,
 }
 
 impl Finder {
@@ -529,14 +587,26 @@ impl Finder {
             let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(len, |i| hit + i);
             line += count_lines(&bytes[counted..start]);
             counted = start;
-            let cut = self.cut(&text[start..end]);
-            if let Some(m) = self.line.find(cut)
+            let whole = &text[start..end];
+            let cut = self.cut(whole);
+            let hit = match self.line.find(cut) {
+                Some(m) => Some((m.start(), false)),
+                // A line longer than the cut is tried whole, so a match past the cut is
+                // reported rather than absent.
+                None if cut.len() < line_len(whole) => self
+                    .line
+                    .find(&whole[..line_len(whole)])
+                    .map(|m| (m.start(), true)),
+                None => None,
+            };
+            if let Some((offset, past_cut)) = hit
                 && !found(Hit {
                     start,
                     end,
                     line,
-                    offset: m.start(),
+                    offset,
                     cut,
+                    past_cut,
                 })
             {
                 return;
@@ -558,6 +628,11 @@ impl Finder {
         }
         &line[..end]
     }
+}
+
+/// The length of a line without its final `\r`.
+fn line_len(line: &str) -> usize {
+    line.strip_suffix('\r').unwrap_or(line).len()
 }
 
 /// Number of line breaks in `bytes`.
@@ -685,7 +760,9 @@ mod tests {
     fn scanned(finder: &Finder, text: &str) -> Vec<(u64, usize, String)> {
         let mut out = Vec::new();
         finder.scan(text, finder.skip.as_ref(), |hit| {
-            out.push((hit.line, hit.offset, hit.cut.to_string()));
+            if !hit.past_cut {
+                out.push((hit.line, hit.offset, hit.cut.to_string()));
+            }
             true
         });
         out
@@ -745,9 +822,9 @@ mod tests {
         let path = dir.path().join("large.txt");
         std::fs::write(&path, bytes).unwrap();
         let file = std::fs::File::open(&path).unwrap();
-        let mut lines = Vec::new();
-        f.scan_blocks("large.txt", file, u64::MAX, &mut Vec::new(), &mut lines);
-        lines
+        let mut hits = Hits::default();
+        f.scan_blocks("large.txt", file, u64::MAX, &mut Vec::new(), &mut hits);
+        hits.lines
     }
 
     #[test]
@@ -760,8 +837,9 @@ mod tests {
         ] {
             let mut f = finder(query, true, false, 64);
             f.options.max_matches = max;
-            let mut whole = Vec::new();
+            let mut whole = Hits::default();
             f.scan_file("large.txt", &text, &mut whole);
+            let whole = whole.lines;
             let blocks = blocks_of(&f, &text);
             assert!(whole.len() > 5, "{query}: the text has matches");
             assert_eq!(blocks, whole, "{query}");
@@ -789,6 +867,62 @@ mod tests {
         assert!(!re.is_match("axb"));
     }
 
+    /// The lines whose cut does not match but whose whole line does, by the documented rule.
+    fn naive_past_cut(finder: &Finder, text: &str) -> Vec<(u64, usize)> {
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if text.is_empty() || text.ends_with('\n') {
+            lines.pop();
+        }
+        let mut out = Vec::new();
+        for (i, raw) in lines.into_iter().enumerate() {
+            let cut = finder.cut(raw);
+            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            if cut.len() < line.len()
+                && finder.line.find(cut).is_none()
+                && let Some(m) = finder.line.find(line)
+            {
+                out.push((i as u64 + 1, m.start()));
+            }
+        }
+        out
+    }
+
+    fn scanned_past_cut(finder: &Finder, text: &str) -> Vec<(u64, usize)> {
+        let mut out = Vec::new();
+        finder.scan(text, finder.skip.as_ref(), |hit| {
+            if hit.past_cut {
+                out.push((hit.line, hit.offset));
+            }
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn a_match_past_the_cut_of_a_long_line_is_reported_as_a_long_line() {
+        let bundle = format!("{}retry = 2;{}\r\n", "x".repeat(499_000), "y".repeat(1000));
+        let text = format!("retry = 1\n{bundle}short retry = 3\n");
+        let f = finder("retry", false, false, 4096);
+        let mut hits = Hits::default();
+        f.scan_file("app.min.js", text.as_bytes(), &mut hits);
+        let lines: Vec<u64> = hits.lines.iter().map(|(m, _)| m.line).collect();
+        assert_eq!(lines, [1, 3]);
+        assert_eq!(
+            hits.long,
+            [LongLine {
+                path: "app.min.js".to_string(),
+                line: 2,
+                column: 499_001,
+                bytes: 500_010,
+            }]
+        );
+        // A long line that matches inside its cut is an ordinary match, not a long line.
+        let f = finder("x", false, false, 4096);
+        let mut hits = Hits::default();
+        f.scan_file("app.min.js", bundle.as_bytes(), &mut hits);
+        assert_eq!((hits.lines.len(), hits.long.len()), (1, 0));
+    }
+
     #[test]
     fn a_line_matching_only_at_its_cut_is_found() {
         // `b$` matches the cut "aab" of "aabc" although the whole line does not end in b.
@@ -809,6 +943,7 @@ mod tests {
         ) {
             let f = finder(pattern, true, ignore_case, max_line_bytes);
             prop_assert_eq!(scanned(&f, &text), naive(&f, &text));
+            prop_assert_eq!(scanned_past_cut(&f, &text), naive_past_cut(&f, &text));
         }
     }
 }

@@ -153,8 +153,10 @@ const TOOLS: [ToolSpec; 9] = [
             regex: true) and/or file paths under a folder. Each content match gives the path, \
             line, column and line text, and context_lines_before/after (at most 10) add \
             surrounding lines. include_globs/exclude_globs filter paths (relative to their \
-            root). Results stop at max_matches or at the response byte budget with truncated: \
-            true: then narrow the query or the globs. Noise folders (default_exclude_globs) are \
+            root). A line longer than max_line_bytes whose match lies past them is listed in \
+            long_line_matches (path, line, byte column) rather than left out. Results stop at \
+            max_matches or at the response byte budget with truncated: true: then narrow the \
+            query or the globs. Noise folders (default_exclude_globs) are \
             skipped unless use_default_excludes is false; non-accessible files are never \
             searched.",
         read_only: true,

@@ -13,9 +13,14 @@
 //!   content match's path, text and context lines (not the JSON around them).
 //! - Each list has its own `max_matches` cap; `truncated` is set when a match beyond a cap is
 //!   found or when a match does not fit the budget (which ends the whole search).
+//! - Matching considers the first `max_line_bytes` of a line, as the worker says; a longer line
+//!   whose match lies only past them is not left out silently but listed in
+//!   `long_line_matches` (path, line, byte column in the whole line, the line's length), so a
+//!   hit deep in a minified bundle is never reported absent. Each such line costs its path in
+//!   the budget.
 
 use super::Ctx;
-use super::wire::{ContentMatch, PathMatch, SearchInput, SearchOutput};
+use super::wire::{ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput};
 use crate::error::{Result, ToolError};
 use crate::ops::find::{FindOptions, Finder};
 
@@ -71,6 +76,16 @@ pub(super) fn call(ctx: &Ctx<'_>, input: SearchInput) -> Result<SearchOutput> {
                 line: to_u32(m.line),
                 path: m.path,
                 text: m.text,
+            })
+            .collect(),
+        long_line_matches: found
+            .long_lines
+            .into_iter()
+            .map(|l| LongLineMatch {
+                column: l.column,
+                line: to_u32(l.line),
+                line_bytes: l.bytes,
+                path: l.path,
             })
             .collect(),
         path_matches: found

@@ -255,10 +255,30 @@ pub struct SearchInput {
 pub struct SearchOutput {
     /// Matching lines.
     pub content_matches: Vec<ContentMatch>,
+    /// Lines longer than max_line_bytes whose first match lies past the bytes a content match
+    /// searches and shows (content_matches considers the first max_line_bytes of each line):
+    /// each names the file, the line, the 1-based byte column of the match in the whole line
+    /// and the line's length in bytes. Read such a line with read-file (line_from and line_to
+    /// set to its line). Omitted when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_line_matches: Vec<LongLineMatch>,
     /// Matching paths.
     pub path_matches: Vec<PathMatch>,
     /// Whether results were cut by max_matches or the response budget.
     pub truncated: bool,
+}
+
+/// A line longer than max_line_bytes that matches only past them.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct LongLineMatch {
+    /// 1-based byte column where the first match starts, in the whole line.
+    pub column: u64,
+    /// 1-based line number.
+    pub line: u32,
+    /// The line's length in bytes, without its line ending.
+    pub line_bytes: u64,
+    /// Absolute path of the file.
+    pub path: String,
 }
 
 /// A matching line.
