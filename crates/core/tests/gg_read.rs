@@ -476,7 +476,7 @@ fn byte_ceiling_cut_of_a_huge_last_line_says_it_is_the_last() {
         fx.ok("read_file", json!({"path": "one.txt"})),
         format!(
             "{}\n[showing lines 1-1 of 1, line 1 cut after 262144 of its 300000 bytes by the 256 \
-             KiB read limit; it is the last line, and search can find text in the rest of it]",
+             KiB read limit; it is the last line, and no read shows the rest of it]",
             "z".repeat(262_144)
         )
     );

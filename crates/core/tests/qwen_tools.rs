@@ -518,3 +518,42 @@ fn the_settings_file_configures_the_profile() {
     let err = QwenConfig::load(&path).unwrap_err();
     assert_eq!(err.problems[0].key, "general.defaultFileEncoding");
 }
+
+/// Issue 17 item 5: a minified bundle with a hit at byte 499,000 of its one line no longer
+/// spends the whole 25,000-character budget and pushes the real hits out.
+#[test]
+fn a_minified_bundle_line_is_cut_and_the_other_hits_are_still_shown() {
+    let fx = Qx::new();
+    fx.write("a/first.js", "const retryCount = 1;\n");
+    let bundle = format!("{}retryCount=2;{}", "x".repeat(499_000), "y".repeat(60_000));
+    fx.write("b/app.min.js", format!("{bundle}\n"));
+    fx.write("c/last.js", "export { retryCount };\n");
+    let out = fx.ok("grep_search", json!({"pattern": "retrycount"}));
+    assert!(out.starts_with("Found 3 matches"), "{}", &out[..200]);
+    assert!(
+        out.contains("a/first.js:1:const retryCount = 1;"),
+        "{out:.300}"
+    );
+    assert!(
+        out.contains("c/last.js:1:export { retryCount };"),
+        "{out:.300}"
+    );
+    assert!(
+        out.ends_with("[0 lines truncated] ..."),
+        "{}",
+        &out[out.len() - 100..]
+    );
+    // The bundle's line is shown from a little before its match, cut like read_file's lines.
+    let shown = out
+        .lines()
+        .find(|l| l.starts_with("b/app.min.js:1:"))
+        .unwrap();
+    assert!(
+        shown.starts_with("b/app.min.js:1:[... 498900 characters] xxx"),
+        "{:.80}",
+        shown
+    );
+    assert!(shown.contains("retryCount=2;yyy"));
+    assert!(shown.ends_with("... [truncated]"));
+    assert!(out.chars().count() < 3_000, "{}", out.chars().count());
+}

@@ -101,7 +101,7 @@ pub(super) fn footer(w: &TextWindow, options: &ReadOptions) -> Option<String> {
             if first < total {
                 format!("{cut}; continue with offset: {}]", first + 1)
             } else {
-                format!("{cut}; it is the last line, and search can find text in the rest of it]")
+                format!("{cut}; it is the last line, and no read shows the rest of it]")
             }
         }
         None if last < total => format!(

@@ -1,8 +1,15 @@
 //! glob and grep_search: their headers, lists and footers as Qwen Code writes them.
+//!
+//! grep_search cuts each line it shows to [`MAX_LINE_CHARS`] characters, as read_file does
+//! (`... [truncated]`), so one long line (a minified bundle) cannot spend the 25,000-character
+//! budget and push the other matches out. When the line's first match lies past the cut, the
+//! part shown is the window around the match, after a note of how many characters were left
+//! out before it (`[... 498800 characters] `), so the hit itself is seen.
 
 use serde_json::Value;
 
 use super::args::Args;
+use super::read::MAX_LINE_CHARS;
 use super::{Outcome, Qwen, engine_error, resolve};
 use crate::access::Access;
 use crate::ops::glob::{self as engine, GlobOptions};
@@ -101,10 +108,12 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
             "No matches found for pattern \"{pattern}\" {location}{filter}."
         )));
     }
+    let matcher = engine::compile_case_insensitive(pattern).ok();
     let mut body = String::new();
     let mut included = 0;
     for line in &outcome.lines {
-        let entry = format!("{}:{}:{}", access.display(&line.path), line.line, line.text);
+        let text = shown_line(&line.text, matcher.as_ref());
+        let entry = format!("{}:{}:{}", access.display(&line.path), line.line, text);
         let separator = usize::from(included > 0);
         if body.len() + separator + entry.len() > MAX_GREP_CHARS {
             let room = MAX_GREP_CHARS
@@ -137,4 +146,62 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
         },
         if omitted == 1 { "line" } else { "lines" }
     )))
+}
+
+/// Characters shown before a match when a long line is shown from its match on.
+const BEFORE_MATCH: usize = 100;
+
+/// A matching line as grep_search shows it: whole when it has at most [`MAX_LINE_CHARS`]
+/// characters; else cut there with `... [truncated]`, the window starting a little before the
+/// first match when the match lies past the cut (and saying how many characters it left out).
+fn shown_line<'t>(
+    text: &'t str,
+    matcher: Option<&grep_regex::RegexMatcher>,
+) -> std::borrow::Cow<'t, str> {
+    use grep_matcher::Matcher;
+    let Some((cut, _)) = text.char_indices().nth(MAX_LINE_CHARS) else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    let at = matcher
+        .and_then(|m| m.find(text.as_bytes()).ok().flatten())
+        .map_or(0, |m| m.start());
+    if at < cut {
+        return std::borrow::Cow::Owned(format!("{}... [truncated]", &text[..cut]));
+    }
+    let from_chars = text[..at].chars().count().saturating_sub(BEFORE_MATCH);
+    let from = text.char_indices().nth(from_chars).map_or(at, |(i, _)| i);
+    let rest = &text[from..];
+    let shown = match rest.char_indices().nth(MAX_LINE_CHARS) {
+        Some((end, _)) => format!("{}... [truncated]", &rest[..end]),
+        None => rest.to_string(),
+    };
+    std::borrow::Cow::Owned(format!("[... {from_chars} characters] {shown}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_shown_whole_and_long_ones_cut_around_their_match() {
+        let m = engine::compile_case_insensitive("needle").unwrap();
+        assert_eq!(shown_line("a needle", Some(&m)), "a needle");
+        let early = format!("needle{}", "x".repeat(5000));
+        let shown = shown_line(&early, Some(&m));
+        assert_eq!(
+            shown.chars().count(),
+            MAX_LINE_CHARS + "... [truncated]".len()
+        );
+        assert!(shown.starts_with("needle") && shown.ends_with("... [truncated]"));
+        let deep = format!("{}NEEDLE{}", "é".repeat(499_000), "y".repeat(10));
+        let shown = shown_line(&deep, Some(&m));
+        assert_eq!(
+            shown,
+            format!(
+                "[... 498900 characters] {}NEEDLE{}",
+                "é".repeat(100),
+                "y".repeat(10)
+            )
+        );
+    }
 }
