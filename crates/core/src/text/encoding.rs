@@ -330,6 +330,22 @@ pub struct Decoded {
     origin: Origin,
 }
 
+impl Decoded {
+    /// The bytes each line of [`Decoded::text`] takes in the file it was decoded from, its
+    /// ending included, line by line (the BOM before the first line not counted), for a reader
+    /// that reports how much of the file the lines it shows cover. `None` when the lines cannot
+    /// be told apart in the bytes (a stateful encoding).
+    pub fn line_byte_lengths(&self) -> Option<Vec<u64>> {
+        let spans = self.origin.spans.as_ref()?;
+        Some(spans.iter().map(|s| (s.end - s.start) as u64).collect())
+    }
+
+    /// How many bytes of the file come before its text: the BOM's.
+    pub fn text_start(&self) -> usize {
+        self.origin.body_start
+    }
+}
+
 /// What [`rewrite`] needs to know about the bytes a [`Decoded`] came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Origin {

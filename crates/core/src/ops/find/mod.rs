@@ -18,7 +18,9 @@
 //!
 //! **Lines.** A file's content is searched when it is at most `max_read_bytes` long and holds no
 //! NUL byte (binary files are skipped whole, like ripgrep). Invalid UTF-8 is replaced by U+FFFD
-//! first. A line is the text between `\n`s, without a final `\r`; each line is cut to
+//! first. A file that starts with a UTF-16 or UTF-32 byte-order mark is text: its decoded text
+//! (as read-file returns it, every line ended by `\n`) is searched, so lines and byte columns
+//! are those of that text. A line is the text between `\n`s, without a final `\r`; each line is cut to
 //! `max_line_bytes` bytes (back to a character boundary) and the query is tried against the cut
 //! text alone, as if it were the whole line (so `$` also matches at the cut). The first match of
 //! a line is reported, with its 1-based line number and its 1-based **byte** column within the
@@ -305,7 +307,10 @@ impl FileSearch<'_> {
         {
             let options = &self.finder.options;
             let no_context = options.context_before == 0 && options.context_after == 0;
-            if len > LARGE_FILE && no_context {
+            let mut file = file;
+            // UTF-16/32 text is decoded whole, never scanned a block of bytes at a time.
+            let wide = starts_wide(&mut file);
+            if len > LARGE_FILE && no_context && !wide {
                 self.finder.scan_blocks(
                     &shown,
                     file,
@@ -349,8 +354,19 @@ impl FileSearch<'_> {
     }
 }
 
+/// Whether `file` starts with a UTF-16 or UTF-32 byte-order mark; its position is left at its
+/// start.
+fn starts_wide(file: &mut std::fs::File) -> bool {
+    use std::io::{Seek, SeekFrom};
+    let mut head = [0u8; 4];
+    let wide = fs::read_full(file, &mut head)
+        .is_ok_and(|n| crate::text::encoding::wide_bom(&head[..n]).is_some());
+    file.seek(SeekFrom::Start(0)).is_ok() && wide
+}
+
 /// Reads `file` (`len` bytes when opened) into `buf`; `true` when it holds at most `max`
-/// bytes and no NUL byte (a binary file is skipped whole).
+/// bytes and no NUL byte (a binary file is skipped whole). A file that starts with a UTF-16
+/// or UTF-32 byte-order mark is text: `buf` then holds its decoded text, as UTF-8.
 fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> bool {
     // One byte more than the length, so a file that grew is noticed; a regular file reads
     // short only at its end, so one call reads a file that did not.
@@ -368,7 +384,16 @@ fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> 
             return false;
         }
     }
-    u64::try_from(buf.len()).is_ok_and(|n| n <= max) && memchr::memchr(0, buf).is_none()
+    if u64::try_from(buf.len()).is_ok_and(|n| n > max) {
+        return false;
+    }
+    if crate::text::encoding::wide_bom(buf).is_some() {
+        let decoded = crate::text::encoding::decode(buf, None);
+        buf.clear();
+        buf.extend_from_slice(decoded.text.as_bytes());
+        return true;
+    }
+    memchr::memchr(0, buf).is_none()
 }
 
 impl Finder {

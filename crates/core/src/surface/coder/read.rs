@@ -6,6 +6,13 @@
 //! segment ended by `\n` or by the end of the file (the convention of update-file), and a window
 //! returns whole lines only.
 //!
+//! A file that starts with a UTF-16 or UTF-32 byte-order mark is text, not binary: read-file
+//! returns its decoded text (lines ended by `\n`, whatever the file's endings), counts lines,
+//! windows and budgets in that text, sets `is_utf8: false` (the file's bytes are not UTF-8)
+//! and names the file's format in `encoding` (`UTF-16LE with BOM, CRLF`); update-file edits
+//! the same text and writes it back in the same encoding, BOM and line endings. Such a file is
+//! decoded whole, up to [`DECODE_MAX`] bytes.
+//!
 //! Paging by the fields alone never skips or repeats a line: a window that returns
 //! `lines_returned` N with `more_lines` goes on at `line_from` + N, and a window whose first line
 //! does not fit its byte room is a C213 naming the call that goes on (never an empty window
@@ -18,7 +25,8 @@ use super::wire::{ReadEntryResult, ReadFileInput, ReadFileOutput, ReadTarget};
 use super::{Ctx, canonical, wire_error};
 use crate::access::{Meta, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::ops::read::{LineSink, LineWindow, stream_lines};
+use crate::ops::read::{DECODE_MAX, LineSink, LineWindow, stream_lines};
+use crate::text::encoding::{self, Decoded};
 
 /// Once a window is complete, the bytes a read may go on reading to find the end of the file
 /// (and so report its line count): what one buffer of the streaming engine holds.
@@ -76,12 +84,20 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
     }
     let base = ctx.base(input.base_dir.as_deref())?;
     let target = ctx.resolve(raw, base.as_ref())?;
-    let (file, meta) = open(ctx, &target)?;
+    let (mut file, meta) = open(ctx, &target)?;
+    let wide = wide_text(&target, &mut file, &meta)?;
     let read = if input.stat {
-        probe(ctx, &target, file, &meta)?
+        probe(ctx, &target, file, &meta, wide.as_ref())?
     } else if let Some((from, to)) = window {
         let room = usize_of(ctx.limits.max_read_bytes);
-        let read = windowed(&target, file, from, to, input.numbered, room)?;
+        let read = windowed(
+            &target,
+            file,
+            wide.as_ref(),
+            (from, to),
+            input.numbered,
+            room,
+        )?;
         if read.stuck {
             return Err(line_over_max_read_bytes(ctx, &target, from, input.numbered));
         }
@@ -90,7 +106,7 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
         full(
             ctx,
             &target,
-            file,
+            (file, wide.as_ref()),
             &meta,
             input.numbered,
             input.max_output_bytes,
@@ -98,6 +114,7 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
     };
     Ok(ReadFileOutput {
         content: read.content,
+        encoding: read.encoding,
         is_utf8: read.is_utf8,
         lines_returned: Some(read.lines_returned),
         mode: Some(meta.mode & 0o777),
@@ -113,6 +130,8 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
 /// What one read returned, before the metadata is added.
 struct Read1 {
     content: Option<String>,
+    /// The format of a file decoded from UTF-16 or UTF-32.
+    encoding: Option<String>,
     is_utf8: Option<bool>,
     lines_returned: u64,
     total_lines: Option<u64>,
@@ -196,16 +215,60 @@ fn usize_of(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
+/// The decoded text of the file when it starts with a UTF-16 or UTF-32 byte-order mark (then
+/// read whole, up to [`DECODE_MAX`] bytes); `None` for every other file, whose handle is left
+/// at its start.
+fn wide_text(target: &Resolved, file: &mut std::fs::File, meta: &Meta) -> Result<Option<Decoded>> {
+    let mut head = [0u8; 4];
+    let n = crate::access::fs::read_full(file, &mut head).map_err(|e| io_error(target, &e))?;
+    io::Seek::seek(file, io::SeekFrom::Start(0)).map_err(|e| io_error(target, &e))?;
+    let Some(wide) = encoding::wide_bom(&head[..n]) else {
+        return Ok(None);
+    };
+    let shown = &target.shown;
+    let too_large = |size: u64| {
+        ToolError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "{shown} is {} text of {size} bytes; read-file decodes such text up to {} MiB, \
+                 so it is not read; search finds lines in it up to max_read_bytes, or convert it \
+                 to UTF-8 with another tool",
+                wide.name(),
+                DECODE_MAX >> 20
+            ),
+        )
+    };
+    if meta.len > DECODE_MAX {
+        return Err(too_large(meta.len));
+    }
+    let bytes = read_up_to(file, DECODE_MAX, meta.len)
+        .map_err(|e| io_error(target, &e))?
+        .ok_or_else(|| too_large(DECODE_MAX.saturating_add(1)))?;
+    Ok(Some(encoding::decode(&bytes, None)))
+}
+
 /// The metadata probe: the line count and UTF-8 check only when the file fits max_read_bytes.
-fn probe(ctx: &Ctx<'_>, target: &Resolved, mut file: std::fs::File, meta: &Meta) -> Result<Read1> {
+fn probe(
+    ctx: &Ctx<'_>,
+    target: &Resolved,
+    mut file: std::fs::File,
+    meta: &Meta,
+    wide: Option<&Decoded>,
+) -> Result<Read1> {
     let limit = ctx.limits.max_read_bytes;
     let scan = if meta.len > limit {
         None
+    } else if let Some(decoded) = wide {
+        Some(crate::ops::read::Scan {
+            lines: count_lines(decoded.text.as_bytes()),
+            utf8: false,
+        })
     } else {
         crate::ops::read::scan(&mut file, limit).map_err(|e| io_error(target, &e))?
     };
     Ok(Read1 {
         content: None,
+        encoding: wide.map(|d| d.format.to_string()),
         is_utf8: scan.map(|s| s.utf8),
         lines_returned: 0,
         total_lines: scan.map(|s| s.lines),
@@ -245,12 +308,13 @@ impl LineSink for Collect {
     }
 }
 
-/// Streams the window `from..=to` of `file`, returning at most `budget` bytes of whole lines.
+/// Streams the window `from..=to` of `file` (of its decoded text when `wide`), returning at
+/// most `budget` bytes of whole lines.
 fn windowed(
     target: &Resolved,
     mut file: std::fs::File,
-    from: u64,
-    to: Option<u64>,
+    wide: Option<&Decoded>,
+    (from, to): (u64, Option<u64>),
     numbered: bool,
     budget: usize,
 ) -> Result<Read1> {
@@ -265,10 +329,15 @@ fn windowed(
         last: to,
         tail: WINDOW_TAIL,
     };
-    let read = stream_lines(&mut file, window, &mut sink).map_err(|e| io_error(target, &e))?;
+    let read = match wide {
+        Some(decoded) => stream_lines(&mut decoded.text.as_bytes(), window, &mut sink),
+        None => stream_lines(&mut file, window, &mut sink),
+    }
+    .map_err(|e| io_error(target, &e))?;
     Ok(Read1 {
         content: Some(sink.out),
-        is_utf8: Some(sink.is_utf8),
+        encoding: wide.map(|d| d.format.to_string()),
+        is_utf8: Some(sink.is_utf8 && wide.is_none()),
         lines_returned: read.taken,
         total_lines: read.total,
         more_lines: read.more,
@@ -325,7 +394,7 @@ fn number_lines(text: &str) -> String {
 fn full(
     ctx: &Ctx<'_>,
     target: &Resolved,
-    mut file: std::fs::File,
+    (mut file, wide): (std::fs::File, Option<&Decoded>),
     meta: &Meta,
     numbered: bool,
     max_output_bytes: Option<u64>,
@@ -346,13 +415,26 @@ fn full(
     if meta.len > limit {
         return Err(too_large(meta.len));
     }
-    let bytes = read_up_to(&mut file, limit, meta.len)
-        .map_err(|e| io_error(target, &e))?
-        .ok_or_else(|| too_large(limit.saturating_add(1)))?;
-    let lines = count_lines(&bytes);
-    let (text, is_utf8) = match String::from_utf8(bytes) {
-        Ok(text) => (text, true),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+    let (lines, text, is_utf8) = match wide {
+        Some(decoded) => (
+            count_lines(decoded.text.as_bytes()),
+            decoded.text.clone(),
+            false,
+        ),
+        None => {
+            let bytes = read_up_to(&mut file, limit, meta.len)
+                .map_err(|e| io_error(target, &e))?
+                .ok_or_else(|| too_large(limit.saturating_add(1)))?;
+            let lines = count_lines(&bytes);
+            match String::from_utf8(bytes) {
+                Ok(text) => (lines, text, true),
+                Err(e) => (
+                    lines,
+                    String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                    false,
+                ),
+            }
+        }
     };
     let content = if numbered { number_lines(&text) } else { text };
     let budget = match max_output_bytes {
@@ -408,6 +490,7 @@ fn full(
     }
     Ok(Read1 {
         content: Some(content),
+        encoding: wide.map(|d| d.format.to_string()),
         is_utf8: Some(is_utf8),
         lines_returned: lines,
         total_lines: Some(lines),
@@ -472,7 +555,7 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
                 continue;
             }
         };
-        let (file, meta) = match open(ctx, &resolved) {
+        let (mut file, meta) = match open(ctx, &resolved) {
             Ok(opened) => opened,
             Err(e) => {
                 let echo = if e.kind == ErrorKind::NotFound {
@@ -484,8 +567,15 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
                 continue;
             }
         };
+        let wide = match wide_text(&resolved, &mut file, &meta) {
+            Ok(wide) => wide,
+            Err(e) => {
+                results.push(failed(canonical(&resolved), &e));
+                continue;
+            }
+        };
         let read = if stat {
-            probe(ctx, &resolved, file, &meta)
+            probe(ctx, &resolved, file, &meta, wide.as_ref())
         } else if remaining == 0 {
             Err(ToolError::new(
                 ErrorKind::TooLarge,
@@ -501,7 +591,7 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
         } else {
             let (from, to) = window.unwrap_or((1, None));
             let room = usize_of(remaining.min(ctx.limits.max_read_bytes));
-            windowed(&resolved, file, from, to, numbered, room).and_then(|read| {
+            windowed(&resolved, file, wide.as_ref(), (from, to), numbered, room).and_then(|read| {
                 if !read.stuck {
                     Ok(read)
                 } else if remaining < ctx.limits.max_read_bytes {
@@ -525,6 +615,7 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
                 remaining = remaining.saturating_sub(returned);
                 results.push(ReadEntryResult {
                     content: read.content,
+                    encoding: read.encoding,
                     error: None,
                     is_utf8: read.is_utf8,
                     lines_returned: Some(read.lines_returned),

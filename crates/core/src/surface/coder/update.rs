@@ -1,5 +1,10 @@
 //! update-file: line operations and regex replacements per file (the engine is
 //! `ops::update`), each file read, edited and written atomically on its own.
+//!
+//! A file that starts with a UTF-16 or UTF-32 byte-order mark is edited as the decoded text
+//! read-file returns (lines ended by `\n`, numbered as read-file numbers them) and written back
+//! by the encoding engine in its own encoding, with its BOM and line endings; every other file
+//! is edited byte for byte.
 
 use std::io;
 
@@ -8,6 +13,7 @@ use super::{Ctx, canonical, wire_error};
 use crate::access::{Resolved, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::update::{self, Op};
+use crate::text::encoding;
 
 pub(super) fn call(ctx: &Ctx<'_>, input: UpdateFileInput) -> Result<UpdateFileOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
@@ -109,7 +115,22 @@ fn edit(ctx: &Ctx<'_>, target: &Resolved, ops: &[Op]) -> Result<update::Applied>
         }
         _ => ToolError::from_io(&e, "read", shown),
     })?;
-    let applied = update::apply(&bytes, ops)?;
+    let applied = match encoding::wide_bom(&bytes) {
+        Some(_) => {
+            let decoded = encoding::decode(&bytes, None);
+            let mut applied = update::apply(decoded.text.as_bytes(), ops)?;
+            let text = String::from_utf8(std::mem::take(&mut applied.bytes)).map_err(|_| {
+                ToolError::invalid(format!(
+                    "the edited text of {shown} is not valid UTF-8, so it cannot be written back \
+                     as {}; nothing was written",
+                    decoded.format.encoding
+                ))
+            })?;
+            applied.bytes = encoding::rewrite(&bytes, &decoded, &text)?;
+            applied
+        }
+        None => update::apply(&bytes, ops)?,
+    };
     if applied.bytes.len() as u64 > ctx.limits.max_write_bytes {
         return Err(ToolError::new(
             ErrorKind::TooLarge,

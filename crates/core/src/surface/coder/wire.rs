@@ -150,6 +150,12 @@ pub struct ReadSpec {
 pub struct ReadFileOutput {
     /// The content, or the window's lines with their endings; invalid UTF-8 becomes U+FFFD.
     pub content: Option<String>,
+    /// Set only for a file that starts with a UTF-16 or UTF-32 byte-order mark: its format
+    /// (e.g. "UTF-16LE with BOM, CRLF"). content is then the file's decoded text, every line
+    /// ended by \n, and update-file edits that text and writes it back in the same encoding,
+    /// BOM and line endings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// Whether the returned content was valid UTF-8.
     pub is_utf8: Option<bool>,
     /// Lines in content.
@@ -175,6 +181,10 @@ pub struct ReadFileOutput {
 pub struct ReadEntryResult {
     /// The content or window; null on failure.
     pub content: Option<String>,
+    /// Set only for a file that starts with a UTF-16 or UTF-32 byte-order mark: its format; the
+    /// content is its decoded text (see read-file's encoding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// Why the entry failed; present only when success is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<WireError>,

@@ -16,7 +16,9 @@
 //!
 //! A UTF-8 file is edited byte for byte (each line keeps its own LF or CRLF ending, a BOM is
 //! kept); a file in another encoding is decoded, edited as text and written back in its own
-//! encoding through [`crate::text::encoding::rewrite`].
+//! encoding through [`crate::text::encoding::rewrite`]. A file that starts with a UTF-16 or
+//! UTF-32 byte-order mark is such text, never binary (its NUL bytes are its characters'), and
+//! its diff is shown between the decoded texts.
 
 use serde_json::Value;
 
@@ -87,7 +89,7 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             )),
             _ => ToolError::from_io(&e, "edit", raw),
         })?;
-    if memchr::memchr(0, &original[..original.len().min(8 * 1024)]).is_some() {
+    if encoding::looks_binary(&original[..original.len().min(encoding::BINARY_SNIFF_LEN)]) {
         return Err(ToolError::invalid(format!(
             "{raw} appears to be binary (it holds a NUL byte near its start); edit_file edits \
              text files only"
@@ -121,7 +123,17 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .access
         .write_atomic(&target.resolved, &edited, options)
         .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
-    Ok(ToolOutput::text(report(raw, &summary, &original, &edited)))
+    let report = match encoding::wide_bom(&original) {
+        // UTF-16/32: the diff is between the texts, as read_file and search_files show them.
+        Some(_) => report(
+            raw,
+            &summary,
+            encoding::decode(&original, None).text.as_bytes(),
+            encoding::decode(&edited, None).text.as_bytes(),
+        ),
+        None => report(raw, &summary, &original, &edited),
+    };
+    Ok(ToolOutput::text(report))
 }
 
 enum Mode<'a> {

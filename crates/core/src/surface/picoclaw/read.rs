@@ -18,6 +18,13 @@
 //! at a line end or blank in its second half, so a credential is rarely cut in two); the text is
 //! measured after scrubbing, which can change its length.
 //!
+//! **UTF-16 and UTF-32 text.** A file that starts with a UTF-16 or UTF-32 byte-order mark is
+//! text, never binary. Line mode shows its decoded text (decoded whole, up to
+//! [`DECODE_MAX`] bytes), lines numbered as in that text and `file_bytes` counting the file's
+//! own bytes of the lines shown. Byte mode shows the bytes as stored, as it does for every
+//! file, with a note after the header naming the encoding and the tools that work on the
+//! decoded text (search_files, edit_file).
+//!
 //! Both modes pass the text through the credential scrubber; headers, offsets and line
 //! numbers count the raw file. A byte window is scrubbed together with the rest of the lines
 //! it cuts, so a credential it shows only part of (an offset or length the model chose) is
@@ -34,7 +41,8 @@ use super::{Call, spill};
 use crate::access::Resolved;
 use crate::config::picoclaw::ReadFileMode;
 use crate::error::{Result, ToolError};
-use crate::text::{lines, redact};
+use crate::ops::read::DECODE_MAX;
+use crate::text::{encoding, lines, redact};
 
 /// How much of the start of a file decides whether it is binary (line mode).
 const BINARY_SNIFF: usize = 8 * 1024;
@@ -185,6 +193,7 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
         .map_err(|e| ToolError::from_io(&e, "read", shown))?;
     let has_more = data.len() as u64 > length;
     data.truncate(usize::try_from(length).unwrap_or(usize::MAX));
+    let wide = wide_note(&mut file).map_err(|e| ToolError::from_io(&e, "read", shown))?;
     if data.is_empty() {
         return Ok(ToolOutput::text(format!(
             "[END OF FILE - no content at this offset] (the file has {total} bytes)"
@@ -214,6 +223,10 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
             ));
         } else {
             header.push_str("\n[END OF FILE - no further content.]");
+        }
+        if let Some(note) = &wide {
+            header.push('\n');
+            header.push_str(note);
         }
         header
     };
@@ -246,6 +259,21 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
         }
         room = room.saturating_sub(count - inline);
     }
+}
+
+/// The note a byte window of UTF-16 or UTF-32 text carries: byte mode shows every file's bytes
+/// as stored, and this says what they are and which tools work on the decoded text.
+fn wide_note(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
+    let mut head = [0u8; 4];
+    file.seek(SeekFrom::Start(0))?;
+    let n = crate::access::fs::read_full(file, &mut head)?;
+    Ok(encoding::wide_bom(&head[..n]).map(|wide| {
+        format!(
+            "[NOTE - this file is {} text (it starts with a byte-order mark): byte mode shows its \
+             bytes as stored; search_files searches and edit_file edits its decoded text.]",
+            wide.name()
+        )
+    }))
 }
 
 /// How far around a byte window the rest of its first and last lines is read for scrubbing;
@@ -467,12 +495,78 @@ fn lines_mode(
     let mut reader = BufReader::with_capacity(32 * 1024, file);
     let head = reader.fill_buf().map_err(io)?;
     let sniff = &head[..head.len().min(BINARY_SNIFF)];
-    if memchr::memchr(0, sniff).is_some() {
+    if let Some(wide) = encoding::wide_bom(sniff) {
+        // UTF-16/32 text: its lines are those of its decoded text.
+        let mut bytes = Vec::new();
+        (&mut reader)
+            .take(DECODE_MAX + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > DECODE_MAX {
+            return Err(ToolError::new(
+                crate::error::ErrorKind::TooLarge,
+                format!(
+                    "{shown} is {} text over {} MiB; line mode decodes such text up to that \
+                     size, so it is not shown. search_files finds lines in it",
+                    wide.name(),
+                    DECODE_MAX >> 20
+                ),
+            ));
+        }
+        let decoded = encoding::decode(&bytes, None);
+        let raw = RawLines {
+            lens: decoded.line_byte_lengths(),
+            bom: decoded.text_start() as u64,
+        };
+        return lines_of(
+            &mut decoded.text.as_bytes(),
+            name,
+            shown,
+            window,
+            Some(&raw),
+        );
+    }
+    if encoding::looks_binary(sniff) {
         return Err(ToolError::invalid(format!(
             "{shown} appears to be binary (it holds a NUL byte near its start); line mode \
              reads text files only"
         )));
     }
+    lines_of(&mut reader, name, shown, window, None)
+}
+
+/// How many bytes of the file each line of a decoded text covers.
+struct RawLines {
+    /// Per line, its ending included; `None` when unknown (each line then counts its text).
+    lens: Option<Vec<u64>>,
+    /// The byte-order mark's bytes, counted with the first line.
+    bom: u64,
+}
+
+impl RawLines {
+    /// The file's bytes of line `index` (1-based), whose text took `len` bytes.
+    fn of(&self, index: u64, len: u64) -> u64 {
+        let own = self
+            .lens
+            .as_ref()
+            .and_then(|l| l.get(usize::try_from(index - 1).ok()?).copied())
+            .unwrap_or(len);
+        if index == 1 { own + self.bom } else { own }
+    }
+}
+
+/// Line mode over the lines `reader` gives; `raw` maps them to the file's bytes when they are
+/// a decoded text's.
+fn lines_of(
+    reader: &mut impl BufRead,
+    name: &str,
+    shown: &str,
+    window: &LineWindow,
+    raw: Option<&RawLines>,
+) -> Result<ToolOutput> {
+    let io = |e: std::io::Error| ToolError::from_io(&e, "read", shown);
+    let file_len = |index: u64, len: u64| raw.map_or(len, |r| r.of(index, len));
+    let mut reader = reader;
     let mut index: u64 = 1;
     while index < window.start {
         if next_line(&mut reader, 0).map_err(io)?.is_none() {
@@ -536,7 +630,7 @@ fn lines_mode(
             let at = lines::utf8_floor(rendered.as_bytes(), byte_room.min(by_chars.len()));
             out.push_str(&prefix);
             out.push_str(&rendered[..at]);
-            file_bytes += line.len;
+            file_bytes += file_len(index, line.len);
             read += 1;
             stop = Some(Stop::MidLine { chars: bytes_fit });
             break;
@@ -544,7 +638,7 @@ fn lines_mode(
         out.push_str(&prefix);
         out.push_str(&rendered);
         out_chars += prefix.len() + rendered_chars;
-        file_bytes += line.len;
+        file_bytes += file_len(index, line.len);
         read += 1;
         index += 1;
     }

@@ -30,12 +30,14 @@
 //! contents out of it; a file named as `path` is opened without following a link at its last
 //! component. Files are streamed line by line; a line is kept up to 1 MiB (longer
 //! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
-//! it; other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
+//! it, unless the file starts with a UTF-16 or UTF-32 byte-order mark: such a file is text, and
+//! its decoded text is searched (lines as line-mode read_file numbers them, texts as edit_file
+//! finds them); other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
 //! skipped and the walk goes on; reaching the file count stops the walk.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -51,7 +53,7 @@ use crate::access::walkdir::OpenDir;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::artifacts;
-use crate::text::{lines, redact};
+use crate::text::{encoding, lines, redact};
 
 /// Results of a call that names no limit.
 pub const DEFAULT_LIMIT: u64 = 50;
@@ -545,10 +547,22 @@ fn scan_file(
         scan.unreadable += 1;
         return true;
     };
-    if memchr::memchr(0, &head[..head.len().min(SNIFF)]).is_some() {
+    let sniff = &head[..head.len().min(SNIFF)];
+    let mut reader: Box<dyn BufRead> = if encoding::wide_bom(sniff).is_some() {
+        // UTF-16/32 text: its decoded text is searched (the file fits the scan budget).
+        let mut bytes = Vec::new();
+        if reader.read_to_end(&mut bytes).is_err() {
+            scan.unreadable += 1;
+            return true;
+        }
+        let text = encoding::decode(&bytes, None).text;
+        Box::new(std::io::Cursor::new(text.into_bytes()))
+    } else if encoding::looks_binary(sniff) {
         scan.binary += 1;
         return true;
-    }
+    } else {
+        Box::new(reader)
+    };
     scan.files += 1;
     scan.bytes = scan.bytes.saturating_add(c.len);
     let mut blocks = Blocks::new(context);
