@@ -175,3 +175,66 @@ fn serve_help_names_every_configuration_format() {
         assert!(config.contains(format), "{format}: {config}");
     }
 }
+
+/// Issue 17 item 10: every profile's own key for the non-accessible globs is checked by the one
+/// validation serve and check-config share, a glob that does not compile named by its place.
+#[test]
+fn every_profile_checks_its_non_accessible_globs_as_serve_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "gg",
+            "gg.toml",
+            "[access]\nnon_accessible_globs = [\"**/.env\", \"**/[.pem\"]\n",
+            "access.non_accessible_globs[1]",
+        ),
+        (
+            "sgpt",
+            "sgpt.toml",
+            "[access]\nnon_accessible_globs = [\"**/[.pem\"]\n",
+            "access.non_accessible_globs[0]",
+        ),
+        (
+            "qwen",
+            "settings.json",
+            "{\"context\": {\"fileFiltering\": {\"nonAccessibleGlobs\": [\"**/.env\", \"{a\"]}}}",
+            "context.fileFiltering.nonAccessibleGlobs[1]",
+        ),
+        (
+            "picoclaw",
+            "picoclaw.json",
+            "{\"tools\": {\"non_accessible_globs\": [\"**/[.key\"]}}",
+            "tools.non_accessible_globs[0]",
+        ),
+    ];
+    for (profile, name, content, key) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, content).unwrap();
+        let file = file.to_str().unwrap();
+        let served = fsgate(
+            dir.path(),
+            &["serve", "--profile", profile, "--config", file],
+        );
+        let checked = fsgate(dir.path(), &["check-config", file, "--profile", profile]);
+        assert_eq!(checked.status.code(), Some(2), "{profile}: check passed");
+        assert_eq!(stderr(&checked), stderr(&served), "{profile}");
+        assert!(
+            stderr(&checked).contains(key),
+            "{profile}: {}",
+            stderr(&checked)
+        );
+        // The same list with the bad pattern fixed passes.
+        let fixed = content
+            .replace("**/[.pem", "**/*.pem")
+            .replace("{a", "**/*.key")
+            .replace("**/[.key", "**/*.key");
+        std::fs::write(file, fixed).unwrap();
+        let checked = fsgate(dir.path(), &["check-config", file, "--profile", profile]);
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{profile}: {}",
+            stderr(&checked)
+        );
+    }
+}

@@ -182,16 +182,20 @@ impl Workspace {
         let (access, surface): (Access, Box<dyn Surface>) = match options.profile {
             Profile::Gg => {
                 let root = options.roots.first().ok_or(OpenError::NoRoot)?;
+                let secrets = &options.config.non_accessible_globs;
                 let access = if options.jail {
                     jailed(JailConfig {
                         roots: options.roots.clone(),
+                        non_accessible: secrets.clone(),
                         ..JailConfig::default()
                     })?
                 } else {
-                    Access::new(root).map_err(|source| OpenError::Root {
-                        path: root.clone(),
-                        source,
-                    })?
+                    Access::new(root)
+                        .map_err(|source| OpenError::Root {
+                            path: root.clone(),
+                            source,
+                        })?
+                        .with_secrets(secrets)?
                 };
                 let surface =
                     Gg::new(&options.config, options.agent.as_deref(), options.no_vision)?;
@@ -214,8 +218,17 @@ impl Workspace {
                 if options.roots.is_empty() {
                     return Err(OpenError::NoRoot);
                 }
+                // Each profile's own configuration names its non-accessible globs; the jail
+                // enforces them as it does the coder profile's.
+                let non_accessible = match options.profile {
+                    Profile::Qwen => options.qwen.non_accessible_globs.clone(),
+                    Profile::Picoclaw => options.picoclaw.non_accessible_globs.clone(),
+                    Profile::Sgpt => options.sgpt.non_accessible_globs.clone(),
+                    Profile::Gg | Profile::Coder => Vec::new(),
+                };
                 let mut access = jailed(JailConfig {
                     roots: options.roots.clone(),
+                    non_accessible,
                     ..JailConfig::default()
                 })?;
                 if options.profile == Profile::Sgpt {

@@ -120,10 +120,23 @@ fn form_from_table(root: &Table) -> Value {
         .and_then(|m| m.get("vision"))
         .and_then(Toml::as_bool)
         .unwrap_or(true);
+    // Not edited on the page, but carried through it: a save must never drop them.
+    let secrets: Vec<String> = root
+        .get("access")
+        .and_then(|a| a.get("non_accessible_globs"))
+        .and_then(Toml::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
     json!({
         "capabilities": capabilities,
         "agents": agents,
         "vision": vision,
+        "nonAccessibleGlobs": secrets,
     })
 }
 
@@ -166,6 +179,15 @@ pub fn render(form: &Value) -> String {
     }
     let vision = form["vision"].as_bool().unwrap_or(true);
     out.push_str(&format!("[model]\nvision = {vision}\n"));
+    if let Some(globs) = form["nonAccessibleGlobs"].as_array()
+        && !globs.is_empty()
+    {
+        let globs: Vec<String> = globs.iter().filter_map(Value::as_str).map(quoted).collect();
+        out.push_str(&format!(
+            "[access]\nnon_accessible_globs = [{}]\n",
+            globs.join(", ")
+        ));
+    }
     out
 }
 
@@ -232,7 +254,8 @@ mod tests {
         let text = "[capabilities.read-file]\nenabled = true\nimplementation = \"unlimited\"\n\
                     params = { lineCap = 250 }\n[capabilities.write-file]\nenabled = false\n\
                     [agents.\"code reviewer\"]\nallow = [\"read_file\", \"tree\"]\n\
-                    [model]\nvision = false\n";
+                    [model]\nvision = false\n\
+                    [access]\nnon_accessible_globs = [\"**/.env\", \"**/*.pem\"]\n";
         let form = form_from_text(text).unwrap();
         assert_eq!(form["capabilities"]["read-file"]["lineCap"], "250");
         assert_eq!(form["agents"][0]["allow"], "read_file, tree");

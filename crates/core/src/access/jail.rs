@@ -340,7 +340,7 @@ pub fn compile_glob(
         .build()
 }
 
-fn glob_set(
+pub(super) fn glob_set(
     globs: &[String],
     case_insensitive: bool,
     key: &str,

@@ -455,7 +455,7 @@ impl Iterator for ListedWalk<'_> {
                 folder: frame.folder.clone(),
                 index,
             };
-            if self.access.jail().is_some() && self.access.is_secret_path(&file.path()) {
+            if self.access.has_secrets() && self.access.is_secret_path(&file.path()) {
                 continue;
             }
             return Some(file);

@@ -18,6 +18,7 @@ pub mod jail;
 pub mod listings;
 pub mod pending;
 mod permission;
+pub mod secrets;
 pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};
@@ -67,6 +68,8 @@ pub struct Access {
     listings: std::sync::Mutex<Option<Box<listings::Listings>>>,
     /// Artifact folders configured beyond [`ignore::ARTIFACT_DIRS`], root-relative.
     artifact_dirs: Vec<PathBuf>,
+    /// Non-accessible globs of a workspace without a jail (a jail holds its own).
+    secrets: Option<secrets::Secrets>,
 }
 
 impl Access {
@@ -87,7 +90,24 @@ impl Access {
             jail: None,
             listings: Default::default(),
             artifact_dirs: Vec::new(),
+            secrets: None,
         })
+    }
+
+    /// This unconfined workspace with non-accessible globs (see [`secrets`]): paths they match
+    /// are refused and left out of walks as a jail's are. A jailed workspace takes them in its
+    /// [`JailConfig`] instead.
+    pub fn with_secrets(mut self, globs: &[String]) -> std::result::Result<Self, JailError> {
+        self.secrets = secrets::Secrets::new(globs)?;
+        Ok(self)
+    }
+
+    /// Whether any non-accessible glob is configured.
+    pub fn has_secrets(&self) -> bool {
+        match &self.jail {
+            Some(jail) => !jail.secret_globs().is_empty(),
+            None => self.secrets.is_some(),
+        }
     }
 
     /// A confined workspace: the working directory is the jail's primary root.
@@ -99,6 +119,7 @@ impl Access {
             jail: Some(jail),
             listings: Default::default(),
             artifact_dirs: Vec::new(),
+            secrets: None,
         }
     }
 
@@ -181,12 +202,19 @@ impl Access {
         let given = Path::new(raw);
         let Some(jail) = &self.jail else {
             let anchor = base.map_or(&self.root, |b| &b.path);
+            let path = if given.is_absolute() {
+                given.to_path_buf()
+            } else {
+                anchor.join(given)
+            };
+            // The path as written and where it really leads (through links) are both tested.
+            if self.secrets.is_some()
+                && (self.is_secret_path(&path) || self.is_secret_path(&fs::real_path(&path)))
+            {
+                return Err(not_accessible(raw));
+            }
             return Ok(Resolved {
-                path: if given.is_absolute() {
-                    given.to_path_buf()
-                } else {
-                    anchor.join(given)
-                },
+                path,
                 shown: raw.to_string(),
                 loc: Loc::Ambient,
                 folder: false,
@@ -302,13 +330,18 @@ impl Access {
         }
     }
 
-    /// Whether a path found by a walk is non-accessible (always `false` without a jail).
+    /// Whether a path found by a walk is non-accessible: under a jail, its root-relative path
+    /// matches the jail's globs; without one, its path relative to the working directory (or,
+    /// outside it, the absolute path) matches [`Access::with_secrets`]'s.
     pub fn is_secret_path(&self, path: &Path) -> bool {
         match &self.jail {
             Some(jail) => jail
                 .locate(path)
                 .is_some_and(|(_, rel)| jail.is_secret(rel)),
-            None => false,
+            None => self
+                .secrets
+                .as_ref()
+                .is_some_and(|s| s.is_match(self.relative_to_root(path).unwrap_or(path))),
         }
     }
 

@@ -258,21 +258,16 @@ fn validate(
     config.limits = limits;
     // The patterns are compiled here exactly as the jail will compile them, so a file that
     // passes starts a server.
-    for (key, globs, case_insensitive) in [
-        ("non_accessible_globs", &config.non_accessible_globs, true),
-        (
-            "default_exclude_globs",
-            &config.default_exclude_globs,
-            false,
-        ),
-    ] {
-        for (i, glob) in globs.iter().enumerate() {
-            if let Err(e) = crate::access::jail::compile_glob(glob, case_insensitive) {
-                problem(
-                    &format!("{key}[{i}]"),
-                    format!("{glob:?} is not a glob pattern: {}", e.kind()),
-                );
-            }
+    for bad in super::check_secret_globs("non_accessible_globs", &config.non_accessible_globs) {
+        problem(&bad.key, bad.message);
+    }
+    let key = "default_exclude_globs";
+    for (i, glob) in config.default_exclude_globs.iter().enumerate() {
+        if let Err(e) = crate::access::jail::compile_glob(glob, false) {
+            problem(
+                &format!("{key}[{i}]"),
+                format!("{glob:?} is not a glob pattern: {}", e.kind()),
+            );
         }
     }
     config

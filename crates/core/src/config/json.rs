@@ -47,6 +47,39 @@ impl JsonChecks {
     }
 }
 
+impl JsonChecks {
+    /// `value` as a list of non-accessible globs, each checked as the access layer compiles it
+    /// (see [`super::check_secret_glob`]); every bad entry is a problem at `key[i]`, and the
+    /// good ones are kept.
+    pub fn secret_globs(&mut self, key: &str, value: &Value) -> Option<Vec<String>> {
+        let Value::Array(items) = value else {
+            self.problem(
+                key,
+                format!(
+                    "must be a list of glob patterns, e.g. [\"**/.env\", \"**/*.pem\"], not {}",
+                    describe(value)
+                ),
+            );
+            return None;
+        };
+        let mut globs = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{key}[{i}]");
+            match item.as_str() {
+                Some(glob) => match super::check_secret_glob(&at, glob) {
+                    Some(bad) => self.problems.push(bad),
+                    None => globs.push(glob.to_string()),
+                },
+                None => self.problem(
+                    &at,
+                    format!("must be a glob pattern string, not {}", describe(item)),
+                ),
+            }
+        }
+        Some(globs)
+    }
+}
+
 /// How a value is named in a problem: strings quoted, containers by kind.
 pub(crate) fn describe(value: &Value) -> String {
     match value {

@@ -12,7 +12,15 @@
 //! allow = ["read_file", "tree", "search"]
 //! [model]
 //! vision = true
+//! [access]                            # off unless set: files no tool reads, writes or lists
+//! non_accessible_globs = ["**/.env", "**/.env.*", "**/*.pem", "**/*.key"]
 //! ```
+//!
+//! Every profile takes the coder profile's non-accessible globs in its own configuration
+//! (gg's and sgpt's `[access] non_accessible_globs`, qwen's
+//! `context.fileFiltering.nonAccessibleGlobs`, picoclaw's `tools.non_accessible_globs`), checked
+//! here by [`check_secret_globs`] exactly as the access layer compiles them, and enforced by
+//! the access layer's one secret test.
 //!
 //! Validation collects every problem before refusing, so one refusal names every value that
 //! cannot be honoured exactly as written.
@@ -123,6 +131,10 @@ pub struct Config {
     pub agents: BTreeMap<String, Vec<String>>,
     /// Whether the model can see images. By default `true`.
     pub vision: bool,
+    /// `[access] non_accessible_globs`: files (globset syntax, relative to the working
+    /// directory or the roots, any letter case) that no tool reads, writes, searches or lists.
+    /// By default none.
+    pub non_accessible_globs: Vec<String>,
 }
 
 impl Default for Config {
@@ -133,6 +145,7 @@ impl Default for Config {
             line_cap: DEFAULT_LINE_CAP,
             agents: BTreeMap::new(),
             vision: true,
+            non_accessible_globs: Vec::new(),
         }
     }
 }
@@ -275,7 +288,7 @@ impl Validator {
 
     fn config(&mut self, root: &Table) -> Config {
         let mut config = Config::default();
-        self.unknown_keys("", root, &["capabilities", "agents", "model"]);
+        self.unknown_keys("", root, &["capabilities", "agents", "model", "access"]);
         if let Some(caps) = root
             .get("capabilities")
             .and_then(|v| self.table("capabilities", v))
@@ -314,6 +327,7 @@ impl Validator {
                 config.vision = self.bool("model.vision", vision).unwrap_or(true);
             }
         }
+        config.non_accessible_globs = toml_access(root, &mut self.problems);
         config
     }
 
@@ -425,6 +439,89 @@ impl Validator {
     }
 }
 
+/// Checks non-accessible (secret) globs exactly as the access layer compiles them (globset
+/// syntax, any letter case), so a configuration that passes opens a workspace: each pattern
+/// that does not compile is a problem at `key[i]`.
+pub(crate) fn check_secret_globs(key: &str, globs: &[String]) -> Vec<Problem> {
+    globs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, glob)| check_secret_glob(&format!("{key}[{i}]"), glob))
+        .collect()
+}
+
+/// The problem of one non-accessible glob at `key`, if it does not compile.
+pub(crate) fn check_secret_glob(key: &str, glob: &str) -> Option<Problem> {
+    crate::access::jail::compile_glob(glob, true)
+        .err()
+        .map(|e| Problem {
+            key: key.to_string(),
+            message: format!(
+                "{glob:?} is not a glob pattern: {}; write one like \"**/.env\" or \"**/*.pem\"",
+                e.kind()
+            ),
+        })
+}
+
+/// The `[access]` table of a TOML configuration (gg's, sgpt's): its one key,
+/// `non_accessible_globs`, a list of globs checked by [`check_secret_globs`]. Problems are
+/// added to `problems`; what is valid is returned (none when absent).
+pub(crate) fn toml_access(root: &Table, problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut problem = |key: &str, message: String| {
+        problems.push(Problem {
+            key: key.to_string(),
+            message,
+        });
+    };
+    let Some(access) = root.get("access") else {
+        return Vec::new();
+    };
+    let Value::Table(access) = access else {
+        problem(
+            "access",
+            format!("must be a table, not {}", describe(access)),
+        );
+        return Vec::new();
+    };
+    for key in access.keys() {
+        if key != "non_accessible_globs" {
+            problem(
+                &join("access", key),
+                "unknown key; the keys here are \"non_accessible_globs\"".to_string(),
+            );
+        }
+    }
+    const KEY: &str = "access.non_accessible_globs";
+    let Some(value) = access.get("non_accessible_globs") else {
+        return Vec::new();
+    };
+    let Value::Array(items) = value else {
+        problem(
+            KEY,
+            format!(
+                "must be an array of glob patterns, e.g. [\"**/.env\", \"**/*.pem\"], not {}",
+                describe(value)
+            ),
+        );
+        return Vec::new();
+    };
+    let mut globs = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("{KEY}[{i}]");
+        match item.as_str() {
+            Some(glob) => match check_secret_glob(&key, glob) {
+                Some(bad) => problem(&bad.key, bad.message),
+                None => globs.push(glob.to_string()),
+            },
+            None => problem(
+                &key,
+                format!("must be a glob pattern string, not {}", describe(item)),
+            ),
+        }
+    }
+    globs
+}
+
 fn join(prefix: &str, key: &str) -> String {
     let key = if key.is_empty()
         || key
@@ -531,7 +628,7 @@ vision = 1
         .unwrap_err();
         insta::assert_snapshot!(err.to_string(), @r#"
         configuration cfg.toml refused: 7 problems
-          - colour: unknown key; the keys here are "capabilities", "agents", "model"
+          - colour: unknown key; the keys here are "capabilities", "agents", "model", "access"
           - capabilities.read-file.implementation: "capped" is not a read mode; the two modes are "unlimited" and "default-cap"
           - capabilities.read-file.params.lineCap: 0 is not a line count; lineCap must be a whole number of lines, 1 or more
           - capabilities.serach: unknown capability; the capabilities are "read-file", "write-file", "edit-file", "list-dir", "search"
@@ -562,6 +659,32 @@ vision = 1
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn access_non_accessible_globs_are_read_and_bad_ones_named_by_place() {
+        let config = Config::parse(
+            "[access]\nnon_accessible_globs = [\"**/.env\", \"**/*.pem\"]\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(config.non_accessible_globs, ["**/.env", "**/*.pem"]);
+        assert!(Config::default().non_accessible_globs.is_empty());
+        let err = Config::parse(
+            "[access]\nnon_accessible_globs = [\"**/.env\", \"**/[.pem\", 3]\nsecrets = 1\n",
+            "t",
+        )
+        .unwrap_err();
+        let keys: Vec<&str> = err.problems.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "access.secrets",
+                "access.non_accessible_globs[1]",
+                "access.non_accessible_globs[2]"
+            ],
+            "{err}"
+        );
     }
 
     #[test]

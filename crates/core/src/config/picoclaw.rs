@@ -8,6 +8,7 @@
 //!   "tools": {
 //!     "allow_read_paths": ["^/usr/share/doc(?:/|$)"],
 //!     "allow_write_paths": [],
+//!     "non_accessible_globs": ["**/.env", "**/.env.*", "**/*.pem", "**/*.key"],
 //!     "max_inline_result_chars": 16384,
 //!     "read_file": { "enabled": true, "mode": "lines", "max_read_file_size": 65536,
 //!                    "max_lines": 2000, "max_line_length": 2000 },
@@ -179,6 +180,10 @@ pub struct PicoclawConfig {
     /// `tools.max_inline_result_chars`: a larger result is written to a workspace artifact and
     /// previewed. By default 16,384.
     pub max_inline_result_chars: u64,
+    /// `tools.non_accessible_globs` (fsgate's own key, as the coder profile's): files (globset
+    /// syntax, relative to the workspace, any letter case) no tool reads, writes, searches or
+    /// lists. By default none.
+    pub non_accessible_globs: Vec<String>,
 }
 
 impl Default for PicoclawConfig {
@@ -191,6 +196,7 @@ impl Default for PicoclawConfig {
             allow_read_paths: Vec::new(),
             allow_write_paths: Vec::new(),
             max_inline_result_chars: DEFAULT_MAX_INLINE_RESULT_CHARS,
+            non_accessible_globs: Vec::new(),
         }
     }
 }
@@ -326,6 +332,11 @@ impl Validator {
             && let Some(p) = self.patterns("tools.allow_write_paths", v)
         {
             config.allow_write_paths = p;
+        }
+        if let Some(v) = tools.get("non_accessible_globs")
+            && let Some(globs) = self.c.secret_globs("tools.non_accessible_globs", v)
+        {
+            config.non_accessible_globs = globs;
         }
         if let Some(v) = tools.get("max_inline_result_chars")
             && let Some(n) = self.count("tools.max_inline_result_chars", v)

@@ -8,7 +8,8 @@
 //!     "fileFiltering": {
 //!       "respectGitIgnore": true,
 //!       "respectQwenIgnore": true,
-//!       "customIgnoreFiles": [".agentignore", ".aiignore"]
+//!       "customIgnoreFiles": [".agentignore", ".aiignore"],
+//!       "nonAccessibleGlobs": ["**/.env", "**/.env.*", "**/*.pem", "**/*.key"]
 //!     }
 //!   },
 //!   "model": { "modalities": { "image": true, "pdf": false } }
@@ -68,6 +69,10 @@ pub struct QwenConfig {
     pub custom_ignore_files: Vec<String>,
     /// `model.modalities`: what the model can see.
     pub modalities: Modalities,
+    /// `context.fileFiltering.nonAccessibleGlobs` (fsgate's own key, as the coder profile's
+    /// `non_accessible_globs`): files (globset syntax, relative to their root, any letter case)
+    /// no tool reads, writes, searches or lists. By default none.
+    pub non_accessible_globs: Vec<String>,
 }
 
 impl Default for QwenConfig {
@@ -78,6 +83,7 @@ impl Default for QwenConfig {
             respect_qwen_ignore: true,
             custom_ignore_files: DEFAULT_CUSTOM_IGNORE_FILES.map(String::from).to_vec(),
             modalities: Modalities::default(),
+            non_accessible_globs: Vec::new(),
         }
     }
 }
@@ -247,6 +253,11 @@ impl Validator {
                     }
                 }
                 "customIgnoreFiles" => self.custom_files(&key, value, config),
+                "nonAccessibleGlobs" => {
+                    if let Some(globs) = self.c.secret_globs(&key, value) {
+                        config.non_accessible_globs = globs;
+                    }
+                }
                 // Qwen Code's other filtering settings (fuzzy search, ...) do not apply here.
                 _ => {}
             }

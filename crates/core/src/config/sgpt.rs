@@ -12,6 +12,8 @@
 //! timeout_secs = 120
 //! output_cap_chars = 30000
 //! max_artifact_bytes = 67108864
+//! [access]                                # off unless set: files no tool reads or writes
+//! non_accessible_globs = ["**/.env", "**/.env.*", "**/*.pem", "**/*.key"]
 //! [agent]                                 # without it the agent tool is off
 //! command = ["my-agent", "--print", "{prompt}"]
 //! model_args = ["--model", "{model}"]     # appended when a call names a model
@@ -56,6 +58,9 @@ pub struct SgptConfig {
     pub artifact_dir: PathBuf,
     /// The sub-agent command line; `None` (the default) turns the agent tool off.
     pub agent: Option<AgentConfig>,
+    /// `[access] non_accessible_globs`: files (globset syntax, relative to their root, any
+    /// letter case) no tool reads, writes or searches. By default none.
+    pub non_accessible_globs: Vec<String>,
 }
 
 impl Default for SgptConfig {
@@ -68,6 +73,7 @@ impl Default for SgptConfig {
             max_artifact_bytes: 64 * 1024 * 1024,
             artifact_dir: PathBuf::from(crate::access::ignore::FSGATE_ARTIFACTS),
             agent: None,
+            non_accessible_globs: Vec::new(),
         }
     }
 }
@@ -263,8 +269,16 @@ impl Validator {
         self.unknown_keys(
             "",
             root,
-            &["artifact_dir", "read_files", "lore", "exec_shell", "agent"],
+            &[
+                "artifact_dir",
+                "read_files",
+                "lore",
+                "exec_shell",
+                "agent",
+                "access",
+            ],
         );
+        config.non_accessible_globs = super::toml_access(root, &mut self.problems);
         for (key, value) in root {
             match key.as_str() {
                 "artifact_dir" => {

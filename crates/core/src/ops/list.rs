@@ -39,7 +39,7 @@ impl From<EntryKind> for Kind {
     }
 }
 
-/// The entries of the directory `target`, sorted by name.
+/// The entries of the directory `target`, sorted by name; non-accessible ones are left out.
 pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
     require_dir(access, target, "list_dir")?;
     let raw = access
@@ -47,6 +47,7 @@ pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
         .map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
     let mut entries: Vec<(Vec<u8>, Entry)> = raw
         .into_iter()
+        .filter(|e| !access.is_secret_path(&target.path.join(&e.name)))
         .map(|e| {
             let key = std::os::unix::ffi::OsStrExt::as_bytes(e.name.as_os_str()).to_vec();
             let entry = Entry {

@@ -53,6 +53,7 @@ pub fn tree<'a>(
         pending: None,
         ready: VecDeque::new(),
         ctx,
+        hidden: None,
     })))
 }
 
@@ -66,6 +67,8 @@ pub struct TreeIter<'a> {
     pending: Option<Node>,
     ready: VecDeque<Node>,
     ctx: &'a CallContext,
+    /// A non-accessible folder left out, whose entries (which the walk yields next) are too.
+    hidden: Option<std::path::PathBuf>,
 }
 
 impl Iterator for TreeIter<'_> {
@@ -87,6 +90,18 @@ impl Iterator for TreeIter<'_> {
             let Ok(entry) = entry else { continue };
             let depth = entry.depth();
             if depth == 0 {
+                continue;
+            }
+            // Non-accessible entries are left out, a folder with all it holds.
+            if self
+                .hidden
+                .as_ref()
+                .is_some_and(|h| entry.path().starts_with(h))
+            {
+                continue;
+            }
+            if self.access.is_secret_path(entry.path()) {
+                self.hidden = Some(entry.path().to_path_buf());
                 continue;
             }
             if depth > self.depth {

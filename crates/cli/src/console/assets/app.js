@@ -107,6 +107,8 @@ function fillForm(form) {
   $('agent-rows').replaceChildren();
   for (const agent of form.agents) addAgentRow(agent.name, agent.allow);
   $('vision').checked = !!form.vision;
+  // Not on the page, but kept: saving the form must not drop them.
+  state.nonAccessibleGlobs = form.nonAccessibleGlobs || [];
 }
 
 function readForm() {
@@ -121,7 +123,7 @@ function readForm() {
     name: row.querySelector('.agent-name').value,
     allow: row.querySelector('.agent-allow').value,
   }));
-  return { capabilities, agents, vision: $('vision').checked };
+  return { capabilities, agents, vision: $('vision').checked, nonAccessibleGlobs: state.nonAccessibleGlobs || [] };
 }
 
 // ---- modes: the gg form, or the file's text ----

@@ -1,5 +1,5 @@
 //! list_dir: one directory's entries as `DIR:  name` / `FILE: name`, in name order, protected
-//! credential entries hidden.
+//! credential entries and non-accessible ones (`tools.non_accessible_globs`) hidden.
 
 use serde_json::Value;
 
@@ -31,7 +31,12 @@ pub(super) fn list_dir(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             )),
             _ => ToolError::from_io(&e, "list", raw),
         })?;
-    entries.retain(|e| !protected_entry(&target.resolved.path, &e.name.to_string_lossy()));
+    entries.retain(|e| {
+        !protected_entry(&target.resolved.path, &e.name.to_string_lossy())
+            && !target
+                .access
+                .is_secret_path(&target.resolved.path.join(&e.name))
+    });
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     if entries.is_empty() {
         return Ok(ToolOutput::text(format!("(empty directory: {raw})")));

@@ -104,6 +104,9 @@ pub(super) struct Policy {
     read_outside: bool,
     read_paths: Vec<Regex>,
     write_paths: Vec<Regex>,
+    /// `tools.non_accessible_globs`, which the unconfined host applies too (the workspace's
+    /// jail holds its own copy).
+    secrets: Vec<String>,
     /// Unconfined, rooted at the process's working directory (unrestricted mode).
     host: OnceLock<Option<Access>>,
 }
@@ -121,6 +124,7 @@ impl Policy {
             read_outside: config.allow_read_outside_workspace,
             read_paths: compile(&config.allow_read_paths),
             write_paths: compile(&config.allow_write_paths),
+            secrets: config.non_accessible_globs.clone(),
             host: OnceLock::new(),
         }
     }
@@ -136,9 +140,11 @@ impl Policy {
             let host = self
                 .host
                 .get_or_init(|| {
+                    // The globs were checked when the configuration was loaded.
                     std::env::current_dir()
                         .ok()
                         .and_then(|cwd| Access::new(&cwd).ok())
+                        .and_then(|host| host.with_secrets(&self.secrets).ok())
                 })
                 .as_ref()
                 .unwrap_or(ws);

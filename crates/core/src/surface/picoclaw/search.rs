@@ -377,7 +377,10 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                 return None;
             }
             let path = entry.path();
-            if protected(path).is_some() || artifacts::is_artifact(&ws_root, path) {
+            if protected(path).is_some()
+                || artifacts::is_artifact(&ws_root, path)
+                || access.is_secret_path(path)
+            {
                 return None;
             }
             let meta = entry.metadata().ok()?;

@@ -92,7 +92,7 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
             continue;
         }
         let name = entry.name.to_string_lossy().into_owned();
-        if ignore.is_match(&name) {
+        if ignore.is_match(&name) || access.is_secret_path(&target.path.join(&entry.name)) {
             continue;
         }
         let is_dir = match entry.kind {
