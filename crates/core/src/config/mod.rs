@@ -19,7 +19,7 @@
 //! Every profile takes the coder profile's non-accessible globs in its own configuration
 //! (gg's and sgpt's `[access] non_accessible_globs`, qwen's
 //! `context.fileFiltering.nonAccessibleGlobs`, picoclaw's `tools.non_accessible_globs`), checked
-//! here by [`check_secret_globs`] exactly as the access layer compiles them, and enforced by
+//! here by `check_secret_globs` exactly as the access layer compiles them, and enforced by
 //! the access layer's one secret test.
 //!
 //! Validation collects every problem before refusing, so one refusal names every value that
