@@ -266,3 +266,31 @@ fn picoclaw_edit_file_edits_the_decoded_text_and_keeps_encoding_bom_and_endings(
         );
     }
 }
+
+#[test]
+fn picoclaw_append_file_writes_the_content_in_the_files_encoding_and_line_ending() {
+    for wide in ALL {
+        let fx = Pico::new();
+        fx.write("app.ini", wide.encode(CONFIG));
+        let out = fx.ok(
+            "append_file",
+            json!({"path": "app.ini", "content": "timeout = 30\nnote = \"é\"\n"}),
+        );
+        assert!(out.contains(wide.name()), "{wide:?}: {out}");
+        assert_eq!(
+            fx.read("app.ini"),
+            wide.encode(&format!("{CONFIG}timeout = 30\r\nnote = \"é\"\r\n")),
+            "{wide:?}"
+        );
+    }
+    // A new file, and a UTF-8 one, take the content's bytes as they are.
+    let fx = Pico::new();
+    fx.ok(
+        "append_file",
+        json!({"path": "new.txt", "content": "a\nb\n"}),
+    );
+    fx.write("u.txt", "x\r\n");
+    fx.ok("append_file", json!({"path": "u.txt", "content": "y\n"}));
+    assert_eq!(fx.read("new.txt"), b"a\nb\n");
+    assert_eq!(fx.read("u.txt"), b"x\r\ny\n");
+}

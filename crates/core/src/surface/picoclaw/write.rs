@@ -29,6 +29,7 @@ use super::policy::{Op, Target};
 use crate::access::{Access, NewFolders, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
+use crate::text::encoding::{self, TextFormat};
 use crate::text::redact::FILTERED;
 use crate::text::restore;
 
@@ -357,21 +358,54 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Err(e) => return Err(ToolError::from_io(&e, "append to", raw)),
     };
     let content = restore_appended(&target, raw, content)?;
-    let old = append_bytes(&target.access, &target.resolved, content.as_bytes())
+    let wide = match _made {
+        Some(_) => None,
+        None => wide_format(&target, raw)?,
+    };
+    let (bytes, encoded) = match &wide {
+        Some(format) => (
+            Cow::Owned(encoding::encode(&content, format)?),
+            format!(", encoded in {} as the file is", format.encoding.name()),
+        ),
+        None => (Cow::Borrowed(content.as_bytes()), String::new()),
+    };
+    let old = append_bytes(&target.access, &target.resolved, &bytes)
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
-    let total = old + content.len() as u64;
+    let total = old + bytes.len() as u64;
     Ok(ToolOutput::text(if old == 0 {
         format!(
-            "Appended {} bytes to {raw} (now {total} bytes).",
-            content.len()
+            "Appended {} bytes to {raw} (now {total} bytes{encoded}).",
+            bytes.len()
         )
     } else {
         format!(
-            "Appended {} bytes to {raw} (was {old} bytes, now {total}).",
-            content.len()
+            "Appended {} bytes to {raw} (was {old} bytes, now {total}{encoded}).",
+            bytes.len()
         )
     }))
 }
+
+/// How content appended to an existing UTF-16 or UTF-32 file (one that starts with its BOM) is
+/// written: in the file's encoding, its line endings the file's dominant one, no second BOM.
+/// `None` for every other file, which takes the content's bytes as they are.
+fn wide_format(target: &Target<'_>, raw: &str) -> Result<Option<TextFormat>> {
+    let io = |e: io::Error| ToolError::from_io(&e, "append to", raw);
+    let (file, _) = target.access.open_regular(&target.resolved).map_err(io)?;
+    let mut head = Vec::new();
+    file.take(WIDE_SNIFF).read_to_end(&mut head).map_err(io)?;
+    let Some(wide) = encoding::wide_bom(&head) else {
+        return Ok(None);
+    };
+    // Whole code units only (4 bytes is a whole unit of UTF-16 and of UTF-32).
+    head.truncate(head.len() / 4 * 4);
+    let mut format = encoding::decode_as(&head, wide).format;
+    format.bom = false;
+    Ok(Some(format))
+}
+
+/// How much of a file's start decides the line ending of text appended to a UTF-16 or UTF-32
+/// file.
+const WIDE_SNIFF: u64 = 64 * 1024;
 
 /// `content` to append to the file, with `[FILTERED]` copied from a redacted read of it mapped
 /// back to the values it hides.
