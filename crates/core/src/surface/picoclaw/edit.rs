@@ -121,7 +121,10 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .access
         .write_atomic(&target.resolved, &edited, options)
         .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
-    Ok(ToolOutput::text(report(raw, &summary, &original, &edited)))
+    let named = target.access.written_name(&target.resolved);
+    Ok(ToolOutput::text(report(
+        raw, &named, &summary, &original, &edited,
+    )))
 }
 
 enum Mode<'a> {
@@ -408,15 +411,16 @@ fn requote(
     Ok(out)
 }
 
-/// The model-facing result: the summary line and the (bounded, scrubbed) diff.
-fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
+/// The model-facing result: the summary line (naming the file as `named`) and the (bounded,
+/// scrubbed) diff.
+fn report(raw: &str, named: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     let too_big = old.len() >= DIFF_MAX_BYTES
         || new.len() >= DIFF_MAX_BYTES
         || lines::count(old) >= DIFF_MAX_LINES
         || lines::count(new) >= DIFF_MAX_LINES;
     if too_big {
         return format!(
-            "File edited: {raw} ({summary}). The diff is shown only for files under 64 KiB and \
+            "File edited: {named} ({summary}). The diff is shown only for files under 64 KiB and \
              2,000 lines; call read_file to inspect the change."
         );
     }
@@ -431,12 +435,12 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     let (shown, truncated) = bound(&scrubbed);
     if truncated {
         format!(
-            "File edited: {raw} ({summary}). The diff is truncated: {} characters, shown as its \
+            "File edited: {named} ({summary}). The diff is truncated: {} characters, shown as its \
              head and tail; call read_file for the full contents.\n{shown}",
             scrubbed.chars().count()
         )
     } else {
-        format!("File edited: {raw} ({summary}).\n{shown}")
+        format!("File edited: {named} ({summary}).\n{shown}")
     }
 }
 
