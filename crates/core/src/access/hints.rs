@@ -62,15 +62,15 @@ pub(super) fn refuse_habit(
             format!(" ({})", names::given(rest))
         };
         return Some(ToolError::invalid(format!(
-            "{q} starts with ~, and ~ is not expanded (no home folder is looked up): it would \
-             make a folder named ~ in {root}; pass a path relative to the workspace{relative} or \
-             an absolute path; {end}"
+            "{q} names nothing: ~ is not expanded (no home folder is looked up), and a new path \
+             would make a folder named ~ in {root}; pass a path relative to the workspace\
+             {relative} or an absolute path; {end}"
         )));
     }
     if first_new == 0 && is_file_url(raw) {
         return Some(ToolError::invalid(format!(
-            "{q} is a file:// URL, not a path: it would make a folder named file: in {root}; \
-             pass the path itself: {}; {end}",
+            "{q} is a file:// URL, not a path (a new path would make a folder named file: in \
+             {root}); pass the path itself: {}; {end}",
             names::given(&url_path(raw))
         )));
     }
@@ -108,8 +108,8 @@ pub(super) fn refuse_habit(
             .map(|(i, p)| if i >= first_new { p.trim() } else { p })
             .collect();
         return Some(ToolError::invalid(format!(
-            "{q}: the name {} {at} with a space, and no tool trims paths, so it would be created \
-             with the space; pass {} for the name without it; {end}",
+            "{q}: the name {} {at} with a space, and no tool trims paths: nothing is named so, \
+             and a new name would keep the space; pass {} for the name without it; {end}",
             names::quoted(part),
             names::quoted(&trimmed.join("/"))
         )));
