@@ -678,3 +678,48 @@ fn escaped_paths_that_name_nothing_are_not_created_from_escapes() {
     );
     assert!(Path::new(&ws.p(os(&[DIR, b"/new.txt"].concat()))).is_file());
 }
+
+#[test]
+fn a_write_through_a_folder_link_names_the_file_written_confined_or_not() {
+    for jail in [false, true] {
+        let ws = Ws::with(Profile::Gg, jail);
+        ws.put("real/x.ts", b"1\n");
+        symlink("real", ws.p("linked")).unwrap();
+        let edited = ws.ok(
+            "edit_file",
+            json!({"path": "linked/x.ts", "old_string": "1", "new_string": "2"}),
+        );
+        assert!(
+            edited.starts_with(
+                "Edited linked/x.ts through the symbolic link to real/x.ts: replaced line 1"
+            ),
+            "jail {jail}: {edited}"
+        );
+        let created = ws.ok(
+            "write_file",
+            json!({"path": "linked/new.ts", "content": "n\n"}),
+        );
+        assert!(
+            created.starts_with("Created linked/new.ts through the symbolic link to real/new.ts:"),
+            "jail {jail}: {created}"
+        );
+        assert!(ws.p("real/new.ts").is_file());
+        let plain = ws.ok(
+            "edit_file",
+            json!({"path": "real/x.ts", "old_string": "2", "new_string": "3"}),
+        );
+        assert!(plain.starts_with("Edited real/x.ts: "), "{plain}");
+    }
+}
+
+#[test]
+fn a_near_miss_is_named_only_for_the_path_it_belongs_to() {
+    let ws = Ws::new(Profile::Coder);
+    ws.put("a.ts", b"a\n");
+    ws.put("other/b.md", b"b\n");
+    let out = coder(&ws, "read-file", json!({"paths": ["a.js", "b.txt"]}));
+    let first = out["results"][0]["error"]["message"].as_str().unwrap();
+    let second = out["results"][1]["error"]["message"].as_str().unwrap();
+    assert!(first.contains("did you mean a.ts"), "{first}");
+    assert!(!second.contains("did you mean"), "{second}");
+}

@@ -228,7 +228,7 @@ pub fn amend_not_found(message: String) -> String {
         misses
             .iter()
             .rev()
-            .find(|miss| message.contains(&miss.shown) || message.contains(&miss.raw))
+            .find(|miss| names_path(&message, &miss.shown) || names_path(&message, &miss.raw))
             .and_then(near_misses)
     });
     match note {
@@ -236,6 +236,25 @@ pub fn amend_not_found(message: String) -> String {
         Some(note) => format!("{message}; did you mean {note}?"),
         None => message,
     }
+}
+
+/// Whether `message` names `path` as a whole (not as a part of a longer path or word).
+fn names_path(message: &str, path: &str) -> bool {
+    if path.is_empty() {
+        return false;
+    }
+    message.match_indices(path).any(|(at, _)| {
+        let before = message[..at].chars().next_back();
+        let rest = &message[at + path.len()..];
+        let mut after = rest.chars();
+        let starts = before.is_none_or(|c| c.is_whitespace() || "\"'(:[`".contains(c));
+        let ends = match after.next() {
+            None => true,
+            Some('.') => after.next().is_none_or(char::is_whitespace),
+            Some(c) => c.is_whitespace() || "\"')]:;,`?".contains(c),
+        };
+        starts && ends
+    })
 }
 
 /// What differs between a name asked for and one that exists.
@@ -341,6 +360,16 @@ mod tests {
         assert!(differs("my%20file.txt", "my file.txt") == Some(Differs::Percent));
         assert!(differs("a.ts", "b.ts").is_none());
         assert!(differs("x.ts", "x.ts").is_none());
+    }
+
+    #[test]
+    fn a_message_names_a_path_only_as_a_whole() {
+        assert!(names_path("File not found: a.ts", "a.ts"));
+        assert!(names_path("a.ts does not exist; check", "a.ts"));
+        assert!(names_path("not found: a.ts.", "a.ts"));
+        assert!(!names_path("b.txt does not exist", "b"));
+        assert!(!names_path("data.txt does not exist", "a"));
+        assert!(!names_path("src/a.ts does not exist", "a.ts"));
     }
 
     #[test]
