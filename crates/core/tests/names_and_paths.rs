@@ -723,3 +723,23 @@ fn a_near_miss_is_named_only_for_the_path_it_belongs_to() {
     assert!(first.contains("did you mean a.ts"), "{first}");
     assert!(!second.contains("did you mean"), "{second}");
 }
+
+#[test]
+fn coder_moves_a_file_into_a_folder_shown_escaped() {
+    let ws = Ws::new(Profile::Coder);
+    std::fs::create_dir(ws.p(os(DIR))).unwrap();
+    ws.put("a.txt", b"a\n");
+    let moved = coder(
+        &ws,
+        "move",
+        json!({"files": [{"from": "a.txt", "to": format!("{DIR_SHOWN}/a.txt")}]}),
+    );
+    assert_eq!(moved["results"][0]["success"], true, "{moved}");
+    assert!(ws.p(os(&[DIR, b"/a.txt"].concat())).is_file());
+    assert!(
+        moved["results"][0]["to"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{DIR_SHOWN}/a.txt"))
+    );
+}

@@ -98,11 +98,11 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         let is_dir = match entry.kind {
             EntryKind::Dir => true,
             // A link is listed as what it leads to, as Qwen Code's stat does.
-            EntryKind::Symlink { .. } => target
-                .path
-                .join(&entry.name)
-                .to_str()
-                .and_then(|p| access.resolve(p).ok())
+            EntryKind::Symlink { .. } => access
+                .resolve(&crate::text::names::show_path(
+                    &target.path.join(&entry.name),
+                ))
+                .ok()
                 .and_then(|r| access.metadata(&r).ok())
                 .is_some_and(|m| m.is_dir),
             _ => false,
