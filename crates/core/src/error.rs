@@ -82,8 +82,11 @@ impl ToolError {
         }
     }
 
-    /// A [`ErrorKind::NotFound`] error.
+    /// A [`ErrorKind::NotFound`] error. When the path it names was found missing earlier in
+    /// this call, the existing siblings that differ from it only in case, percent-encoding or
+    /// extension are named too ([`crate::access::hints`]).
     pub fn not_found(message: impl Into<String>) -> Self {
+        let message = crate::access::hints::amend_not_found(message.into());
         Self::new(ErrorKind::NotFound, message)
     }
 

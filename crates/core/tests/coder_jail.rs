@@ -535,7 +535,8 @@ fn links_that_stay_inside_work_and_report_the_canonical_target() {
 /// Setup: dangling links `dl -> nothere.txt` (relative, inside), `dla -> <outside>/made.txt`
 /// (absolute, outside), `dlr -> ../outside/made2.txt` (relative, outside), `dld -> gone/`
 /// (to a missing directory). Calls: create-file through each (with and without overwrite),
-/// update-file. Unchanged: nothing is created, inside or outside; each is C215.
+/// update-file. Unchanged: nothing is created, inside or outside; a link whose target lies
+/// outside the root is C215, one that dangles inside it is C211 (not-found).
 #[test]
 fn a_create_through_a_dangling_link_creates_nothing() {
     let fx = Fx::new();
@@ -545,10 +546,16 @@ fn a_create_through_a_dangling_link_creates_nothing() {
     symlink("gone", fx.p("dld")).unwrap();
     symlink(fx.base.join("newdir"), fx.p("dln")).unwrap();
     let before = fx.snap();
-    for path in ["dl", "dla", "dlr", "dld/x.txt", "dln/x.txt"] {
-        assert_eq!(fx.create(path, false), Some("C215".into()), "{path}");
-        assert_eq!(fx.create(path, true), Some("C215".into()), "{path}");
-        assert_eq!(fx.update(path), Some("C215".into()), "{path}");
+    for (path, code) in [
+        ("dl", "C211"),
+        ("dla", "C215"),
+        ("dlr", "C215"),
+        ("dld/x.txt", "C211"),
+        ("dln/x.txt", "C215"),
+    ] {
+        assert_eq!(fx.create(path, false), Some(code.into()), "{path}");
+        assert_eq!(fx.create(path, true), Some(code.into()), "{path}");
+        assert_eq!(fx.update(path), Some(code.into()), "{path}");
         fx.read_leaks_nothing(path);
     }
     assert_eq!(fx.snap(), before);

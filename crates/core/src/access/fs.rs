@@ -768,6 +768,7 @@ impl Drop for Impatient {
 /// Starts counting the writes of a call made on this thread.
 pub(crate) fn begin_call() {
     CALL_WRITES.with(|c| c.set((0, false)));
+    super::hints::forget();
 }
 
 /// Whether the call begun on this thread failed on a conflict before writing anything, so

@@ -4,9 +4,11 @@
 //! Resolution walks a path from its containing root one component at a time. `..` pops a
 //! component and may not climb above the root; a symbolic link is read and its target spliced
 //! in (an absolute target must lie inside the same root, a relative one is taken from the link's
-//! directory); a link whose target does not exist is refused, since a write through it would
-//! create a file wherever it points. What comes out is the canonical path of the target below
-//! its root, free of links and `..`.
+//! directory); a link whose target does not exist is refused as not-found, naming the link and
+//! its target (it dangles), since a write through it would create a file wherever it points. A
+//! path whose `..` climbs above its root is refused; when it comes back in (`../ws/src/x.ts`),
+//! the refusal names the path inside the root to use instead. What comes out is the canonical
+//! path of the target below its root, free of links and `..`.
 //!
 //! That check alone would race: a directory swapped for a link between the check and the use
 //! could lead outside. So every operation then opens the canonical path relative to the root's
@@ -24,6 +26,7 @@ use cap_std::fs::Dir;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::names::show_path;
 
 /// The longest chain of symbolic links resolution follows, as the kernel does.
 const MAX_LINK_HOPS: usize = 40;
@@ -73,6 +76,9 @@ pub struct Inside {
     pub rel: PathBuf,
     /// Whether something exists there.
     pub exists: bool,
+    /// Where [`Inside::rel`] stops naming existing entries: the number of its leading
+    /// components that exist (all of them when [`Inside::exists`]).
+    pub existing: usize,
 }
 
 impl Jail {
@@ -250,15 +256,23 @@ impl Jail {
         push_front(&mut queue, rel, false).map_err(|()| escape("is not a plain relative path"))?;
         let mut stack: Vec<OsString> = Vec::new();
         let mut hops = 0;
-        let mut missing = false;
+        let mut existing = None;
+        // The last link followed: where it is, what it says, and whether it was the last
+        // component of the path.
+        let mut last_link: Option<(PathBuf, PathBuf, bool)> = None;
         while let Some((part, from_link)) = queue.pop_front() {
             if part == ".." {
                 if stack.pop().is_none() {
-                    return Err(escape("climbs above its root with .."));
+                    if from_link {
+                        return Err(escape(
+                            "goes through a symbolic link that climbs above its root",
+                        ));
+                    }
+                    return Err(self.climbed(root, rel, shown));
                 }
                 continue;
             }
-            if missing {
+            if existing.is_some() {
                 stack.push(part);
                 continue;
             }
@@ -272,6 +286,7 @@ impl Jail {
                     let target = dir
                         .read_link_contents(&here)
                         .map_err(|e| ToolError::from_io(&e, "read the link", shown))?;
+                    last_link = Some((here, target.clone(), queue.is_empty()));
                     if target.is_absolute() {
                         let inner = target.strip_prefix(root_path).map_err(|_| {
                             escape("goes through a symbolic link to an absolute path")
@@ -286,14 +301,14 @@ impl Jail {
                 }
                 Ok(_) => stack.push(part),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    if from_link {
-                        return Err(escape("goes through a dangling symbolic link"));
+                    if from_link && let Some(link) = &last_link {
+                        return Err(self.dangling(root, shown, link));
                     }
-                    missing = true;
+                    existing = Some(stack.len());
                     stack.push(part);
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
-                    missing = true;
+                    existing = Some(stack.len());
                     stack.push(part);
                 }
                 Err(e) => return Err(ToolError::from_io(&e, "resolve", shown)),
@@ -301,10 +316,81 @@ impl Jail {
         }
         Ok(Inside {
             root,
+            exists: existing.is_none(),
+            existing: existing.unwrap_or(stack.len()).min(stack.len()),
             rel: stack.iter().collect(),
-            exists: !missing,
         })
     }
+
+    /// The refusal of a path whose `..` climbs above its root `root` (`rel` below it, as
+    /// given): when it comes back in (`../ws/src/x.ts`), it names the path inside to use.
+    fn climbed(&self, root: usize, rel: &Path, shown: &str) -> ToolError {
+        let root_path = &self.roots[root].path;
+        let back = lexical(&root_path.join(rel)).and_then(|abs| {
+            let (inner_root, inner) = self.locate(&abs)?;
+            Some(if inner_root == 0 {
+                if inner.as_os_str().is_empty() {
+                    ".".to_string()
+                } else {
+                    show_path(inner)
+                }
+            } else {
+                show_path(&abs)
+            })
+        });
+        let message = match back {
+            Some(inside) => format!(
+                "{shown} climbs above its allowed root {} with .. and comes back into it; pass \
+                 the path inside the root instead: {inside}",
+                root_path.display()
+            ),
+            None => format!(
+                "{shown} climbs above its root with .., which leads outside its allowed root {}; \
+                 pass a path that stays inside it",
+                root_path.display()
+            ),
+        };
+        ToolError::new(ErrorKind::OutsideRoot, message)
+    }
+
+    /// The not-found of a path that goes through a link (`link`: where it is, what it says,
+    /// whether it ends the path) whose target does not exist.
+    fn dangling(&self, root: usize, shown: &str, link: &(PathBuf, PathBuf, bool)) -> ToolError {
+        let (at, target, last) = link;
+        let lands = if target.is_absolute() {
+            target
+                .strip_prefix(&self.roots[root].path)
+                .ok()
+                .map(Path::to_path_buf)
+        } else {
+            lexical(&at.parent().unwrap_or(Path::new("")).join(target))
+        };
+        let at = show_path(at);
+        super::hints::dangling(
+            shown,
+            (!*last).then_some(at.as_str()),
+            &show_path(target),
+            lands.as_deref().map(show_path).as_deref(),
+        )
+    }
+}
+
+/// `path` with its `.` and `..` components taken lexically, or `None` when `..` climbs above
+/// its start.
+pub(super) fn lexical(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 /// Puts the components of `path` (relative) at the front of `queue`, in order. Absolute or
@@ -406,20 +492,67 @@ mod tests {
             (inside.rel.as_path(), inside.exists),
             (Path::new("real/new.txt"), false)
         );
-        for escape in [
-            "out/x",
-            "real/up/passwd",
-            "../x",
-            "real/../../x",
-            "dangling",
-        ] {
+        for escape in ["out/x", "real/up/passwd", "../x", "real/../../x"] {
             let err = j.resolve(Path::new(escape), &root, escape).unwrap_err();
             assert_eq!(err.kind, ErrorKind::OutsideRoot, "{escape}: {err}");
         }
         let err = j
+            .resolve(Path::new("dangling"), &root, "dangling")
+            .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound, "{err}");
+        let err = j
             .resolve(Path::new("/etc/passwd"), &root, "/etc/passwd")
             .unwrap_err();
         assert_eq!(err.kind, ErrorKind::OutsideRoot);
+    }
+
+    #[test]
+    fn a_dangling_link_inside_the_root_is_named_with_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("node_modules/.bin")).unwrap();
+        symlink("../typescript/bin/tsc", root.join("node_modules/.bin/tsc")).unwrap();
+        let j = jail(&[&root]);
+        let shown = "node_modules/.bin/tsc";
+        let err = j.resolve(Path::new(shown), &root, shown).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        assert_eq!(
+            err.message,
+            "node_modules/.bin/tsc is a symbolic link to ../typescript/bin/tsc \
+             (node_modules/typescript/bin/tsc), which does not exist: the link dangles; write \
+             node_modules/typescript/bin/tsc to create its target, or delete the link"
+        );
+        symlink("../gone", root.join("node_modules/lib")).unwrap();
+        let err = j
+            .resolve(Path::new("node_modules/lib/x.js"), &root, "via")
+            .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        assert!(
+            err.message.starts_with(
+                "via goes through the symbolic link node_modules/lib to ../gone (gone), which \
+                 does not exist"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_path_that_leaves_the_root_and_comes_back_names_the_path_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        let j = jail(&[&root]);
+        let name = root.file_name().unwrap().to_str().unwrap();
+        let back = format!("../{name}/src/x.ts");
+        let err = j.resolve(Path::new(&back), &root, &back).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OutsideRoot);
+        assert!(
+            err.message
+                .ends_with("pass the path inside the root instead: src/x.ts"),
+            "{err}"
+        );
+        let err = j.resolve(Path::new("../x"), &root, "../x").unwrap_err();
+        assert!(!err.message.contains("instead"), "{err}");
     }
 
     #[test]

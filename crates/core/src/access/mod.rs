@@ -13,6 +13,7 @@
 mod aside;
 pub mod fs;
 pub mod grant;
+pub mod hints;
 pub mod ignore;
 pub mod jail;
 pub mod listings;
@@ -27,18 +28,42 @@ pub use fs::{DirEntry, EntryKind, Meta, NewFolders, Place, Replaced, Splice, Sta
 pub use jail::{Jail, JailConfig, JailError};
 
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::names;
 
 /// A resolved path: the one to operate on, and the one to show the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolved {
     /// The absolute path: as given or joined (no jail), or canonical (jail).
     pub path: PathBuf,
-    /// The path as the model gave it, for messages.
+    /// The path as the model gave it, for messages ([`names::given`]: invisible characters
+    /// escaped, in double quotes when a name starts or ends with a space).
     pub shown: String,
     loc: Loc,
     /// Written with a trailing slash (`dir/`, `dir/.`): it names a directory, as in the kernel
     /// (an existing one, or nothing yet), so no file is written there.
     folder: bool,
+    /// Whether something is there (when the path was resolved).
+    presence: Presence,
+    /// With a jail: the path as written goes through a symbolic link to reach `path`.
+    via_link: bool,
+}
+
+/// Whether a resolved path names something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Presence {
+    /// Something is there (a file, a folder, a link to one).
+    There,
+    /// Nothing is: the first `existing` components of the path exist, the rest do not.
+    Missing { existing: usize },
+}
+
+impl Presence {
+    fn existing(self) -> usize {
+        match self {
+            Presence::There => usize::MAX,
+            Presence::Missing { existing } => existing,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,7 +172,7 @@ impl Access {
     }
 
     fn resolve_at(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
-        let resolved = self.resolve_path(raw, base)?;
+        let resolved = self.resolve_given(raw, base, false)?;
         self.trailing_slash(raw, resolved)
     }
 
@@ -185,7 +210,13 @@ impl Access {
         Ok(resolved)
     }
 
-    fn resolve_path(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
+    /// Resolves `raw` as the model gave it (see [`crate::text::names`] for the escaped form):
+    /// its decoded form first when it holds escapes and names something, then the path as
+    /// written. When neither names anything, a name that would be created from a habitual form
+    /// is refused ([`hints`]), and the path is remembered for the near misses of a not-found.
+    /// With `entry`, a link at the last component is not followed (what delete and move act
+    /// on).
+    fn resolve_given(&self, raw: &str, base: Option<&Resolved>, entry: bool) -> Result<Resolved> {
         if raw.is_empty() {
             return Err(ToolError::invalid(format!(
                 "path is empty; pass a path relative to the working directory {} or an absolute \
@@ -199,7 +230,126 @@ impl Access {
                  without it"
             )));
         }
-        let given = Path::new(raw);
+        let decoded = match names::unescape(raw) {
+            Some(d) => match self.resolve_form(Path::new(&d), raw, base, entry) {
+                Ok(found) if found.presence == Presence::There => return Ok(found),
+                // A listed name that is a dangling link: say so.
+                Err(e) if e.kind == ErrorKind::NotFound => return Err(e),
+                other => Some(other),
+            },
+            None => None,
+        };
+        let literal = self.resolve_form(Path::new(raw), raw, base, entry);
+        if matches!(&literal, Ok(found) if found.presence == Presence::There) {
+            return literal;
+        }
+        if hints::has_habit(raw) {
+            self.refuse_habit(raw, base)?;
+        }
+        let chosen = match (decoded, literal) {
+            (Some(Ok(d)), Ok(l)) if d.presence.existing() > l.presence.existing() => d,
+            (Some(Ok(d)), Err(_)) => d,
+            (_, literal) => literal?,
+        };
+        self.remember_miss(raw, &chosen);
+        Ok(chosen)
+    }
+
+    /// Refuses `raw`, which names nothing, when a name it would create is a habitual form
+    /// (see [`hints::refuse_habit`]).
+    fn refuse_habit(&self, raw: &str, base: Option<&Resolved>) -> Result<()> {
+        let parts: Vec<&str> = raw.split('/').collect();
+        let mut first_new = parts.len();
+        for (i, part) in parts.iter().enumerate() {
+            if part.is_empty() || *part == "." || *part == ".." {
+                continue;
+            }
+            if self.names_nothing(&parts[..=i].join("/"), base) {
+                first_new = i;
+                break;
+            }
+        }
+        let root = base.map_or(&self.root, |b| &b.path);
+        match hints::refuse_habit(raw, &parts, first_new, &names::show_path(root)) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `raw` (a leading part of a path) names nothing, in either of its forms. What
+    /// cannot be resolved for another reason (above the roots) is not something to create.
+    fn names_nothing(&self, raw: &str, base: Option<&Resolved>) -> bool {
+        let decoded = names::unescape(raw);
+        let forms = decoded
+            .as_deref()
+            .map(Path::new)
+            .into_iter()
+            .chain(std::iter::once(Path::new(raw)));
+        let mut nothing = true;
+        for form in forms {
+            match self.resolve_form(form, raw, base, true) {
+                Ok(found) if found.presence == Presence::There => return false,
+                Ok(_) => {}
+                Err(e) if e.kind == ErrorKind::NotFound => {}
+                Err(_) => nothing = false,
+            }
+        }
+        nothing
+    }
+
+    /// Remembers a path that names nothing, for the near misses of a not-found of this call.
+    fn remember_miss(&self, raw: &str, found: &Resolved) {
+        let Presence::Missing { existing } = found.presence else {
+            return;
+        };
+        let (folder, name, after) = match (&found.loc, &self.jail) {
+            (Loc::Beneath { root, rel }, Some(jail)) => {
+                let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+                let Some(name) = parts.get(existing) else {
+                    return;
+                };
+                let Ok(dir) = jail.roots()[*root].dir.try_clone() else {
+                    return;
+                };
+                let parent: PathBuf = parts[..existing].iter().collect();
+                (
+                    hints::Folder::Beneath(dir, parent),
+                    name.to_os_string(),
+                    parts.len() - existing - 1,
+                )
+            }
+            _ => {
+                let parts: Vec<Component<'_>> = found.path.components().collect();
+                let Some(Component::Normal(name)) = parts.get(existing) else {
+                    return;
+                };
+                let parent: PathBuf = parts[..existing].iter().collect();
+                (
+                    hints::Folder::Ambient(parent),
+                    name.to_os_string(),
+                    parts.len() - existing - 1,
+                )
+            }
+        };
+        hints::remember(hints::Miss {
+            raw: raw.to_string(),
+            shown: found.shown.clone(),
+            folder,
+            name,
+            around: around(raw, after),
+        });
+    }
+
+    /// Resolves one form of a path (`given`: decoded, or as written); `raw` is what the model
+    /// wrote, for messages.
+    fn resolve_form(
+        &self,
+        given: &Path,
+        raw: &str,
+        base: Option<&Resolved>,
+        entry: bool,
+    ) -> Result<Resolved> {
+        let shown = names::given(raw);
         let Some(jail) = &self.jail else {
             let anchor = base.map_or(&self.root, |b| &b.path);
             let path = if given.is_absolute() {
@@ -213,15 +363,21 @@ impl Access {
             {
                 return Err(not_accessible(raw));
             }
+            let presence = self.ambient_presence(&path, &shown, entry)?;
             return Ok(Resolved {
                 path,
-                shown: raw.to_string(),
+                shown,
                 loc: Loc::Ambient,
                 folder: false,
+                presence,
+                via_link: false,
             });
         };
+        if entry && let Some(found) = self.jailed_entry(jail, given, raw, base)? {
+            return Ok(found);
+        }
         let anchor = base.map_or(jail.primary(), |b| b.path.as_path());
-        let inside = jail.resolve(given, anchor, raw)?;
+        let inside = jail.resolve(given, anchor, &shown)?;
         let path = join_rel(&jail.roots()[inside.root].path, &inside.rel);
         if let Some(base) = base
             && !path.starts_with(&base.path)
@@ -229,7 +385,7 @@ impl Access {
             return Err(ToolError::new(
                 ErrorKind::OutsideSession,
                 format!(
-                    "{raw} resolves to {}, outside the session directory {} (base_dir); pass a \
+                    "{shown} resolves to {}, outside the session directory {} (base_dir); pass a \
                      path inside it, or leave base_dir out to resolve against the primary root",
                     path.display(),
                     base.path.display()
@@ -238,11 +394,19 @@ impl Access {
         }
         let lexical = lexical_rel(jail, given, anchor);
         if jail.is_secret(&inside.rel) || lexical.as_deref().is_some_and(|l| jail.is_secret(l)) {
-            return Err(not_accessible(raw));
+            return Err(not_accessible(&shown));
         }
         Ok(Resolved {
             path,
-            shown: raw.to_string(),
+            shown,
+            via_link: lexical.is_some_and(|l| l != inside.rel),
+            presence: if inside.exists {
+                Presence::There
+            } else {
+                Presence::Missing {
+                    existing: inside.existing,
+                }
+            },
             loc: Loc::Beneath {
                 root: inside.root,
                 rel: inside.rel,
@@ -251,48 +415,145 @@ impl Access {
         })
     }
 
-    /// Resolves `raw` to an entry of its parent directory without following a link at its last
-    /// component: what delete and move act on (the link itself, not what it points to). The
-    /// parent is resolved as [`Access::resolve_at`] does; `base` is an optional session
-    /// directory.
-    pub fn resolve_entry(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
-        let given = Path::new(raw);
-        let (Some(jail), Some(name), Some(parent)) =
-            (&self.jail, given.file_name(), given.parent())
-        else {
-            return self.resolve_at(raw, base);
+    /// Under a jail, `given` as an entry of its parent directory, its last component not
+    /// followed; `None` when it has no parent to resolve (a root, `..`).
+    fn jailed_entry(
+        &self,
+        jail: &Jail,
+        given: &Path,
+        raw: &str,
+        base: Option<&Resolved>,
+    ) -> Result<Option<Resolved>> {
+        let (Some(name), Some(parent)) = (given.file_name(), given.parent()) else {
+            return Ok(None);
         };
-        let parent_raw = if parent.as_os_str().is_empty() {
-            "."
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
         } else {
-            parent.to_str().unwrap_or(".")
+            parent
         };
-        let parent = match self.resolve_at(parent_raw, base) {
+        let parent = match self.resolve_form(parent, raw, base, false) {
             Ok(parent) => parent,
             // A root itself: its parent lies outside, but the path is inside.
-            Err(e) if e.kind == ErrorKind::OutsideRoot => return self.resolve_at(raw, base),
+            Err(e) if e.kind == ErrorKind::OutsideRoot => return Ok(None),
             Err(e) => return Err(e),
         };
         let Some((root, rel)) = parent.inside() else {
-            return self.resolve_at(raw, base);
+            return Ok(None);
         };
         let rel = rel.join(name);
         let path = join_rel(&jail.roots()[root].path, &rel);
         if let Some(base) = base
             && !path.starts_with(&base.path)
         {
-            return self.resolve_at(raw, Some(base));
+            return Ok(None);
         }
         if jail.is_secret(&rel) {
-            return Err(not_accessible(raw));
+            return Err(not_accessible(&parent.shown));
         }
-        let entry = Resolved {
+        let presence = match fs::symlink_metadata(Place::Beneath(&jail.roots()[root].dir, &rel)) {
+            Ok(_) => Presence::There,
+            Err(_) => Presence::Missing {
+                existing: parent
+                    .presence
+                    .existing()
+                    .min(rel.components().count().saturating_sub(1)),
+            },
+        };
+        Ok(Some(Resolved {
             path,
-            shown: raw.to_string(),
+            shown: parent.shown,
             loc: Loc::Beneath { root, rel },
             folder: false,
+            presence,
+            via_link: parent.via_link,
+        }))
+    }
+
+    /// Whether something is at the unconfined `path`. A symbolic link whose target does not
+    /// exist is refused as dangling (unless `entry`: the link itself is what is named), and so
+    /// is one met on the way to a path that names nothing.
+    fn ambient_presence(&self, path: &Path, shown: &str, entry: bool) -> Result<Presence> {
+        if let Ok(meta) = fs::symlink_metadata(Place::Ambient(path)) {
+            if meta.is_symlink && !entry && dangles(path) {
+                return Err(self.ambient_dangling(path, shown, false));
+            }
+            return Ok(Presence::There);
+        }
+        let total = path.components().count();
+        for (up, ancestor) in path.ancestors().enumerate().skip(1) {
+            if ancestor.as_os_str().is_empty() {
+                break;
+            }
+            if let Ok(meta) = fs::symlink_metadata(Place::Ambient(ancestor)) {
+                if meta.is_symlink && dangles(ancestor) {
+                    return Err(self.ambient_dangling(ancestor, shown, true));
+                }
+                return Ok(Presence::Missing {
+                    existing: total.saturating_sub(up),
+                });
+            }
+        }
+        Ok(Presence::Missing { existing: 0 })
+    }
+
+    /// The not-found of an unconfined path through the dangling link at `link`.
+    fn ambient_dangling(&self, link: &Path, shown: &str, on_the_way: bool) -> ToolError {
+        let written = std::fs::read_link(link).unwrap_or_default();
+        let lands = if written.is_absolute() {
+            jail::lexical(&written)
+        } else {
+            jail::lexical(&link.parent().unwrap_or(Path::new("/")).join(&written))
         };
-        self.trailing_slash(raw, entry)
+        let at = self.display(link);
+        hints::dangling(
+            shown,
+            on_the_way.then_some(at.as_str()),
+            &names::show_path(&written),
+            lands.map(|l| self.display(&l)).as_deref(),
+        )
+    }
+
+    /// Resolves `raw` to an entry of its parent directory without following a link at its last
+    /// component: what delete and move act on (the link itself, not what it points to). The
+    /// parent is resolved as [`Access::resolve`] does; `base` is an optional session directory.
+    pub fn resolve_entry(&self, raw: &str, base: Option<&Resolved>) -> Result<Resolved> {
+        let resolved = self.resolve_given(raw, base, true)?;
+        self.trailing_slash(raw, resolved)
+    }
+
+    /// How a write or edit result names `target`: as given, and when the path reaches the
+    /// file through a symbolic link, ` through the symbolic link to ` and the file written.
+    pub fn written_name(&self, target: &Resolved) -> String {
+        match self.through_link(target) {
+            Some(real) => format!("{} through the symbolic link to {real}", target.shown),
+            None => target.shown.clone(),
+        }
+    }
+
+    /// Where `target` really is, as shown, when the path as given reaches it through a
+    /// symbolic link (in the workspace, or at its last component).
+    pub fn through_link(&self, target: &Resolved) -> Option<String> {
+        match &target.loc {
+            Loc::Beneath { .. } => target.via_link.then(|| self.display(&target.path)),
+            Loc::Ambient => {
+                let real = fs::real_path(&target.path);
+                let lexical = jail::lexical(&target.path).unwrap_or_else(|| target.path.clone());
+                if real == lexical {
+                    return None;
+                }
+                let last_is_link =
+                    fs::symlink_metadata(Place::Ambient(&target.path)).is_ok_and(|m| m.is_symlink);
+                match (
+                    self.relative_to_root(&real),
+                    self.relative_to_root(&lexical),
+                ) {
+                    (Some(a), Some(b)) if a == b => None,
+                    (Some(_), Some(_)) => Some(self.display(&real)),
+                    _ => last_is_link.then(|| self.display(&real)),
+                }
+            }
+        }
     }
 
     /// Whether `target` is one of the jail's roots.
@@ -357,12 +618,13 @@ impl Access {
     }
 
     /// How a path found by a walk is shown: relative to the working directory when it lies
-    /// under it, else absolute.
+    /// under it, else absolute; each name in the escaped form of [`names`], which every tool
+    /// accepts back.
     pub fn display(&self, path: &Path) -> String {
         match self.relative_to_root(path) {
             Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-            Some(rel) => rel.to_string_lossy().into_owned(),
-            None => path.to_string_lossy().into_owned(),
+            Some(rel) => names::show_path(rel),
+            None => names::show_path(path),
         }
     }
 
@@ -629,9 +891,13 @@ impl Access {
         Ok(file)
     }
 
-    /// What the link at a walked `path` points to, as written (empty when unreadable).
+    /// What the link at a walked `path` points to, as written and shown in the escaped form of
+    /// [`names`] (empty when unreadable).
     pub fn link_target(&self, path: &Path) -> String {
-        fs::link_target(path)
+        match std::fs::read_link(path) {
+            Ok(target) => names::show_path(&target),
+            Err(_) => String::new(),
+        }
     }
 }
 
@@ -645,6 +911,30 @@ pub fn not_accessible(shown: &str) -> ToolError {
              choose another path"
         ),
     )
+}
+
+/// Whether the symbolic link at the unconfined `path` leads to nothing.
+fn dangles(path: &Path) -> bool {
+    matches!(fs::metadata(Place::Ambient(path)), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// The text of `raw` before and after its name that is `after` names from its end (the first
+/// name that does not exist, when `after` names follow it), when those names are plain.
+fn around(raw: &str, after: usize) -> Option<(String, String)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for part in raw.split('/') {
+        if !part.is_empty() && part != "." {
+            spans.push((start, start + part.len()));
+        }
+        start += part.len() + 1;
+    }
+    let tail = spans.get(spans.len().checked_sub(after + 1)?..)?;
+    if tail.iter().any(|&(s, e)| &raw[s..e] == "..") {
+        return None;
+    }
+    let (s, e) = tail[0];
+    Some((raw[..s].to_string(), raw[e..].to_string()))
 }
 
 /// Where the trailing slash of a path that ends in one begins (`file.txt/`, `dir/.`, `a//`):

@@ -5,11 +5,13 @@ use std::io;
 use crate::access::EntryKind;
 use crate::access::{Access, Resolved};
 use crate::error::{Result, ToolError};
+use crate::text::names;
 
 /// One entry of a listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The entry's name (lossily decoded when it is not UTF-8).
+    /// The entry's name, shown in the escaped form of [`names`] (which every tool accepts
+    /// back).
     pub name: String,
     /// What it is.
     pub kind: Kind,
@@ -22,7 +24,7 @@ pub enum Kind {
     File,
     /// A directory.
     Dir,
-    /// A symbolic link (not followed), with its target as written.
+    /// A symbolic link (not followed), with its target as written (in the escaped form).
     Symlink(String),
     /// A FIFO, socket or device.
     Other,
@@ -33,7 +35,7 @@ impl From<EntryKind> for Kind {
         match kind {
             EntryKind::File => Kind::File,
             EntryKind::Dir => Kind::Dir,
-            EntryKind::Symlink { target } => Kind::Symlink(target.to_string_lossy().into_owned()),
+            EntryKind::Symlink { target } => Kind::Symlink(names::show_path(&target)),
             EntryKind::Other => Kind::Other,
         }
     }
@@ -51,7 +53,7 @@ pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
         .map(|e| {
             let key = std::os::unix::ffi::OsStrExt::as_bytes(e.name.as_os_str()).to_vec();
             let entry = Entry {
-                name: e.name.to_string_lossy().into_owned(),
+                name: names::show_name(&e.name).into_owned(),
                 kind: e.kind.into(),
             };
             (key, entry)

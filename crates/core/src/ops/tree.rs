@@ -15,7 +15,7 @@ use crate::surface::CallContext;
 pub struct Node {
     /// Levels below the root: the root's own entries are at depth 1.
     pub depth: usize,
-    /// The entry's name.
+    /// The entry's name, in the escaped form of [`crate::text::names`].
     pub name: String,
     /// What it is.
     pub kind: Kind,
@@ -123,7 +123,7 @@ impl Iterator for TreeIter<'_> {
             let at_bound = depth == self.depth && kind == Kind::Dir;
             let node = Node {
                 depth,
-                name: entry.file_name().to_string_lossy().into_owned(),
+                name: crate::text::names::show_name(entry.file_name()).into_owned(),
                 kind,
                 not_shown: at_bound.then_some(0),
             };

@@ -300,7 +300,7 @@ const BLOCK: usize = 1 << 20;
 
 impl FileSearch<'_> {
     fn search(&mut self, task: walk::Task) -> Searched {
-        let shown = task.path.to_string_lossy().into_owned();
+        let shown = crate::text::names::show_path(&task.path);
         let mut hits = Hits::default();
         if !self.lines_done.load(Ordering::Relaxed)
             && let Some((file, len)) = self.open(&task)

@@ -104,14 +104,13 @@ impl<'a> Walk<'a> {
         {
             return None;
         }
-        // A folder whose name is not UTF-8 cannot be named to the jail, and is skipped, as one
-        // that cannot be read is.
-        let raw = path.to_str()?;
+        // A folder is named to the jail in the escaped form, which any name has.
+        let raw = crate::text::names::show_path(&path);
         let top = self.stack.last()?;
         let dir = match &top.dir {
             Some(dir) => dir.subdir(name).ok()?,
             None => access
-                .resolve(raw)
+                .resolve(&raw)
                 .ok()
                 .and_then(|dir| access.open_dir(&dir).ok())?,
         };

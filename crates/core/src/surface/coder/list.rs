@@ -107,7 +107,7 @@ pub(super) fn describe(access: &Access, folder: &Path, entry: &access::DirEntry)
     DirEntry {
         kind,
         mtime: entry.meta.map_or(0, |m| m.mtime),
-        name: entry.name.to_string_lossy().into_owned(),
+        name: crate::text::names::show_name(&entry.name).into_owned(),
         non_accessible,
         size: entry.meta.map_or(0, |m| m.len),
     }

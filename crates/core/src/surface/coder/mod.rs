@@ -97,9 +97,10 @@ pub fn wire_error(err: &ToolError) -> WireError {
     }
 }
 
-/// The canonical absolute path of a resolved target, as responses carry it.
+/// The canonical absolute path of a resolved target, as responses carry it (in the escaped
+/// form of [`crate::text::names`], which every function accepts back).
 pub(crate) fn canonical(target: &Resolved) -> String {
-    target.path.to_string_lossy().into_owned()
+    crate::text::names::show_path(&target.path)
 }
 
 struct ToolSpec {

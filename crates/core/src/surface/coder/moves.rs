@@ -65,7 +65,7 @@ fn move_one(
         return Ok(false);
     }
     if access.is_root(&to) || access.metadata(&to).is_ok_and(|m| m.is_dir) {
-        let name = from.path.file_name().unwrap_or_default().to_string_lossy();
+        let name = crate::text::names::show_name(from.path.file_name().unwrap_or_default());
         let corrected = Path::new(&spec.to).join(name.as_ref());
         return Err(ToolError::invalid(format!(
             "the destination {} is a directory; to move {} into it, pass to: {:?}",
@@ -185,7 +185,7 @@ fn ensure_parent<'a>(
     let Some(parent) = to.path.parent() else {
         return Ok(NewFolders::none());
     };
-    let parent = ctx.resolve(&parent.to_string_lossy(), base)?;
+    let parent = ctx.resolve(&crate::text::names::show_path(parent), base)?;
     if ctx.access.metadata(&parent).is_ok_and(|m| m.is_dir) {
         return Ok(NewFolders::none());
     }

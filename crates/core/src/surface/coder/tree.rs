@@ -10,6 +10,7 @@ use super::wire::{EntryKind, TreeInput, TreeNode, TreeOutput, TruncationInfo};
 use super::{Ctx, canonical};
 use crate::access::{self, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::names::{show_name, show_path};
 
 pub(super) fn call(ctx: &Ctx<'_>, input: TreeInput) -> Result<TreeOutput> {
     let limits = &ctx.limits;
@@ -43,10 +44,10 @@ pub(super) fn call(ctx: &Ctx<'_>, input: TreeInput) -> Result<TreeOutput> {
         children: None,
         kind: EntryKind::Dir,
         mtime: meta.mtime,
-        name: target.path.file_name().map_or_else(
-            || target.path.to_string_lossy().into_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
+        name: target
+            .path
+            .file_name()
+            .map_or_else(|| show_path(&target.path), |n| show_name(n).into_owned()),
         non_accessible: ctx.access.is_secret_path(&target.path),
         size: meta.len,
         truncated: None,
@@ -112,7 +113,7 @@ impl Walk<'_, '_> {
                  per_folder_limit",
                 nodes.len(),
                 self.per_folder_limit,
-                folder.path.display()
+                show_path(&folder.path)
             ),
             reason: "per_folder_limit".to_string(),
             shown: count(nodes.len()),
@@ -150,12 +151,9 @@ impl Walk<'_, '_> {
             node.truncated = Some(self.too_deep(&path));
             return node;
         }
-        // A name that is not UTF-8 cannot be resolved as a path string; such a folder, or one
-        // that cannot be read, is shown without children.
-        let Some(name) = entry.name.to_str() else {
-            return node;
-        };
-        let Ok(child) = access.resolve_from(name, folder) else {
+        // The name in its escaped form resolves back to the folder; one that cannot be read is
+        // shown without children.
+        let Ok(child) = access.resolve_from(&show_name(&entry.name), folder) else {
             return node;
         };
         if let Ok((children, truncated)) = self.children(&child, depth) {
@@ -171,7 +169,7 @@ impl Walk<'_, '_> {
                 "not entered: max_depth {} reached; call tree with {{\"path\": \"{}\"}} or \
                  list-folder on it to see inside, or pass a larger max_depth",
                 self.max_depth,
-                path.display()
+                show_path(path)
             ),
             reason: "max_depth".to_string(),
             shown: 0,
@@ -185,7 +183,7 @@ impl Walk<'_, '_> {
                 "not entered: noise folder matching default_exclude_globs; pass \
                  use_default_excludes: false to look inside, or list it with list-folder \
                  {{\"path\": \"{}\"}}",
-                path.display()
+                show_path(path)
             ),
             reason: "default_exclude".to_string(),
             shown: 0,
@@ -200,7 +198,7 @@ fn artifact(path: &Path) -> TruncationInfo {
         hint: format!(
             "not entered: fsgate's folder of saved tool output, whose files are stale copies; \
              call tree or list-folder with {{\"path\": \"{}\"}} to see inside",
-            path.display()
+            show_path(path)
         ),
         reason: "artifact_folder".to_string(),
         shown: 0,

@@ -118,7 +118,7 @@ impl Gg {
                 let target = access.resolve(args.str("path")?)?;
                 let report = ops::write::write(access, &target, args.str("content")?)?;
                 Ok(ToolOutput::text(writes::write_summary(
-                    &target.shown,
+                    &access.written_name(&target),
                     &report,
                 )))
             }
@@ -132,7 +132,7 @@ impl Gg {
                     args.str("new_string")?,
                 )?;
                 Ok(ToolOutput::text(writes::edit_summary(
-                    &target.shown,
+                    &access.written_name(&target),
                     &report,
                 )))
             }

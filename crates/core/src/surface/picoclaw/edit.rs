@@ -123,15 +123,17 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .access
         .write_atomic(&target.resolved, &edited, options)
         .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
+    let named = target.access.written_name(&target.resolved);
     let report = match encoding::wide_bom(&original) {
         // UTF-16/32: the diff is between the texts, as read_file and search_files show them.
         Some(_) => report(
             raw,
+            &named,
             &summary,
             encoding::decode(&original, None).text.as_bytes(),
             encoding::decode(&edited, None).text.as_bytes(),
         ),
-        None => report(raw, &summary, &original, &edited),
+        None => report(raw, &named, &summary, &original, &edited),
     };
     Ok(ToolOutput::text(report))
 }
@@ -420,15 +422,16 @@ fn requote(
     Ok(out)
 }
 
-/// The model-facing result: the summary line and the (bounded, scrubbed) diff.
-fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
+/// The model-facing result: the summary line (naming the file as `named`) and the (bounded,
+/// scrubbed) diff.
+fn report(raw: &str, named: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     let too_big = old.len() >= DIFF_MAX_BYTES
         || new.len() >= DIFF_MAX_BYTES
         || lines::count(old) >= DIFF_MAX_LINES
         || lines::count(new) >= DIFF_MAX_LINES;
     if too_big {
         return format!(
-            "File edited: {raw} ({summary}). The diff is shown only for files under 64 KiB and \
+            "File edited: {named} ({summary}). The diff is shown only for files under 64 KiB and \
              2,000 lines; call read_file to inspect the change."
         );
     }
@@ -443,12 +446,12 @@ fn report(raw: &str, summary: &str, old: &[u8], new: &[u8]) -> String {
     let (shown, truncated) = bound(&scrubbed);
     if truncated {
         format!(
-            "File edited: {raw} ({summary}). The diff is truncated: {} characters, shown as its \
+            "File edited: {named} ({summary}). The diff is truncated: {} characters, shown as its \
              head and tail; call read_file for the full contents.\n{shown}",
             scrubbed.chars().count()
         )
     } else {
-        format!("File edited: {raw} ({summary}).\n{shown}")
+        format!("File edited: {named} ({summary}).\n{shown}")
     }
 }
 

@@ -43,7 +43,7 @@ pub(super) fn list_dir(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     }
     let mut out = String::new();
     for entry in &entries {
-        let name = entry.name.to_string_lossy();
+        let name = crate::text::names::show_name(&entry.name);
         // As PicoClaw (Go's os.ReadDir): a link is listed as a file, whatever it points to.
         let dir = entry.kind == EntryKind::Dir;
         out.push_str(if dir { "DIR:  " } else { "FILE: " });

@@ -163,7 +163,11 @@ impl Policy {
                     resolved,
                 })
             }
-            Err(e) if e.kind == ErrorKind::OutsideRoot => self.granted(ws, raw, op),
+            // A path whose `..` leaves the workspace and comes back is refused with the path
+            // inside to use; any other path outside is looked at for a grant.
+            Err(e) if e.kind == ErrorKind::OutsideRoot && !comes_back(ws, raw) => {
+                self.granted(ws, raw, op)
+            }
             Err(e) => Err(e),
         }
     }
@@ -294,6 +298,16 @@ impl Policy {
         }
         Ok(())
     }
+}
+
+/// Whether `raw` climbs out of the workspace with `..` and lexically comes back into it.
+fn comes_back(ws: &Access, raw: &str) -> bool {
+    Path::new(raw)
+        .components()
+        .any(|c| c == Component::ParentDir)
+        && ws
+            .jail()
+            .is_some_and(|jail| jail.locate(&lexical_absolute(ws.root(), raw)).is_some())
 }
 
 /// `raw` made absolute against `root`, with `.` and `..` removed lexically.

@@ -494,8 +494,8 @@ fn mtime(meta: &std::fs::Metadata) -> i64 {
 fn display(ws_root: &Path, path: &Path) -> String {
     match path.strip_prefix(ws_root) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-        Ok(rel) => rel.to_string_lossy().into_owned(),
-        Err(_) => path.to_string_lossy().into_owned(),
+        Ok(rel) => crate::text::names::show_path(rel),
+        Err(_) => crate::text::names::show_path(path),
     }
 }
 

@@ -86,13 +86,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Some(existing_len) => {
             match relation(&target.access, &target.resolved, content).map_err(io_err)? {
                 Relation::Equal => {
-                    return Ok(success(
-                        "unchanged",
-                        &resolved_path,
-                        0,
-                        &target.resolved,
-                        content,
-                    ));
+                    return Ok(success("unchanged", &resolved_path, 0, &target, content));
                 }
                 Relation::Prefix(old_len) => {
                     let suffix = &content[usize::try_from(old_len).unwrap_or(0)..];
@@ -145,7 +139,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         action,
         &resolved_path,
         bytes_written,
-        &target.resolved,
+        &target,
         content,
     ))
 }
@@ -167,13 +161,18 @@ fn success(
     action: &str,
     resolved_path: &str,
     bytes_written: usize,
-    target: &Resolved,
+    located: &Target<'_>,
     content: &[u8],
 ) -> ToolOutput {
+    let target = &located.resolved;
     let mut out = Map::new();
     out.insert("success".into(), json!(true));
     out.insert("action".into(), json!(action));
     out.insert("resolved_path".into(), json!(resolved_path));
+    if located.access.through_link(target).is_some() {
+        let written = located.access.written_name(target);
+        out.insert("written".into(), json!(written));
+    }
     out.insert("bytes_written".into(), json!(bytes_written));
     out.insert("verified".into(), json!(true));
     match syntax::check(&target.path, content) {
@@ -372,6 +371,7 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     let old = append_bytes(&target.access, &target.resolved, &bytes)
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
     let total = old + bytes.len() as u64;
+    let raw = target.access.written_name(&target.resolved);
     Ok(ToolOutput::text(if old == 0 {
         format!(
             "Appended {} bytes to {raw} (now {total} bytes{encoded}).",

@@ -21,8 +21,8 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         args,
         &["path", "ignore", "respect_git_ignore"],
     )?;
-    let raw = args.str("path")?.trim();
-    if raw.is_empty() {
+    let raw = args.str("path")?;
+    if raw.trim().is_empty() {
         return Err("The 'path' parameter must be non-empty.".to_string());
     }
     let patterns = args.opt_str_list("ignore")?;
@@ -98,16 +98,19 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         let is_dir = match entry.kind {
             EntryKind::Dir => true,
             // A link is listed as what it leads to, as Qwen Code's stat does.
-            EntryKind::Symlink { .. } => target
-                .path
-                .join(&entry.name)
-                .to_str()
-                .and_then(|p| access.resolve(p).ok())
+            EntryKind::Symlink { .. } => access
+                .resolve(&crate::text::names::show_path(
+                    &target.path.join(&entry.name),
+                ))
+                .ok()
                 .and_then(|r| access.metadata(&r).ok())
                 .is_some_and(|m| m.is_dir),
             _ => false,
         };
-        shown.push((is_dir, name));
+        shown.push((
+            is_dir,
+            crate::text::names::show_name(&entry.name).into_owned(),
+        ));
     }
     // Directories first, then alphabetically: letters regardless of case, ties in byte order
     // (each key made once).

@@ -128,17 +128,21 @@ impl Surface for Qwen {
 /// What a tool returns: its output, or the text of its failure.
 type Outcome = Result<ToolOutput, String>;
 
-/// A failed call whose text is `message`, as Qwen Code words it (no kind prefix).
+/// A failed call whose text is `message`, as Qwen Code words it (no kind prefix); a path found
+/// missing gets its near misses ([`crate::access::hints`]).
 fn failure(message: String) -> ToolOutput {
     ToolOutput {
-        content: vec![Content::Text(message)],
+        content: vec![Content::Text(crate::access::hints::amend_not_found(
+            message,
+        ))],
         is_error: true,
         structured: None,
     }
 }
 
-/// Resolves a path argument (surrounding whitespace trimmed, as Qwen Code does); a path outside
-/// the workspace gets Qwen Code's message, naming the workspace directories.
+/// Resolves a path argument (taken as written: a name may start or end with a space, and a
+/// new one that would is refused); a path outside the workspace gets Qwen Code's message,
+/// naming the workspace directories.
 fn resolve(access: &Access, raw: &str, what: &str) -> Result<Resolved, String> {
     access
         .resolve(raw)

@@ -65,8 +65,8 @@ pub(super) fn notebook_edit(qwen: &Qwen, access: &Access, args: Value) -> Outcom
             "edit_mode",
         ],
     )?;
-    let raw = args.str("notebook_path")?.trim();
-    if raw.is_empty() {
+    let raw = args.str("notebook_path")?;
+    if raw.trim().is_empty() {
         return Err("The 'notebook_path' parameter must be non-empty.".to_string());
     }
     if !is_notebook(raw) {

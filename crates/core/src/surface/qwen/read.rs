@@ -29,8 +29,8 @@ const SNIFF_BYTES: usize = 4096;
 
 pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     let args = Args::parse("read_file", args, &["path", "offset", "limit"])?;
-    let raw = args.str("path")?.trim();
-    if raw.is_empty() {
+    let raw = args.str("path")?;
+    if raw.trim().is_empty() {
         return Err("The 'path' parameter must be non-empty.".to_string());
     }
     let offset = args.opt_int("offset")?;

@@ -55,7 +55,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
     let listed: Vec<String> = hits
         .iter()
         .take(MAX_GLOB_FILES)
-        .map(|h| h.path.display().to_string())
+        .map(|h| crate::text::names::show_path(&h.path))
         .collect();
     let mut text = format!(
         "Found {total} file(s) matching \"{pattern}\" within {shown}, sorted by modification \

@@ -19,9 +19,9 @@ const MAX_LINES_LISTED: usize = 20;
 
 pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     let args = Args::parse("write_file", args, &["file_path", "content"])?;
-    let raw = args.str("file_path")?.trim();
+    let raw = args.str("file_path")?;
     let content = args.str("content")?;
-    if raw.is_empty() {
+    if raw.trim().is_empty() {
         return Err("Missing or empty \"file_path\"".to_string());
     }
     if is_notebook(raw) {
@@ -42,9 +42,10 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         _ => new_file_bytes(qwen, raw, content)?,
     };
     write(access, &target, raw, &bytes, true, None)?;
+    let named = access.written_name(&target);
     Ok(ToolOutput::text(match existing {
-        None => format!("Successfully created and wrote to new file: {raw}."),
-        Some(_) => format!("Successfully overwrote file: {raw}."),
+        None => format!("Successfully created and wrote to new file: {named}."),
+        Some(_) => format!("Successfully overwrote file: {named}."),
     }))
 }
 
@@ -54,11 +55,11 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         args,
         &["file_path", "old_string", "new_string", "replace_all"],
     )?;
-    let raw = args.str("file_path")?.trim();
+    let raw = args.str("file_path")?;
     let old = args.str("old_string")?;
     let new = args.str("new_string")?;
     let replace_all = args.opt_bool("replace_all")?.unwrap_or(false);
-    if raw.is_empty() {
+    if raw.trim().is_empty() {
         return Err("The 'file_path' parameter must be non-empty.".to_string());
     }
     if is_notebook(raw) {
@@ -80,7 +81,8 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         let bytes = new_file_bytes(qwen, raw, new)?;
         write(access, &target, raw, &bytes, true, None)?;
         return Ok(ToolOutput::text(format!(
-            "Created new file: {raw} with provided content."
+            "Created new file: {} with provided content.",
+            access.written_name(&target)
         )));
     };
     if old.is_empty() {
@@ -141,7 +143,8 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         .map_err(|e| format!("Error executing edit: {}", e.message))?;
     write(access, &target, raw, &bytes, false, Some(&original))?;
     Ok(ToolOutput::text(format!(
-        "Successfully modified file: {raw} ({} replacements).{}",
+        "Successfully modified file: {} ({} replacements).{}",
+        access.written_name(&target),
         chosen.len(),
         correction_note(found.level)
     )))

@@ -77,6 +77,9 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
     if created {
         value["created"] = Value::Bool(true);
     }
+    if ctx.access.through_link(&target).is_some() {
+        value["written"] = Value::String(ctx.access.written_name(&target));
+    }
     if let Some(note) = note {
         value["note"] = Value::String(note);
     }

@@ -99,5 +99,8 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
     if let Some((format, _, _)) = &change.decoded {
         value["encoding"] = Value::String(format.encoding.name().to_string());
     }
+    if ctx.access.through_link(&target).is_some() {
+        value["written"] = Value::String(ctx.access.written_name(&target));
+    }
     Answer::ok(value)
 }

@@ -268,6 +268,7 @@ fn diff_output() -> Value {
             "hunks_applied": {"type": "integer"},
             "created": {"type": "boolean"},
             "note": {"type": "string"},
+            "written": {"type": "string"},
             "diff": {"type": "string"}
         },
         "required": ["path", "hunks_applied", "diff"]
@@ -315,6 +316,7 @@ fn replace_output() -> Value {
             "path": {"type": "string"},
             "patches_applied": {"type": "integer"},
             "replacements": {"type": "integer"},
+            "written": {"type": "string"},
             "diff": {"type": "string"}
         },
         "required": ["path", "patches_applied", "replacements", "diff"]
