@@ -123,13 +123,25 @@ impl Fx {
     }
 }
 
-/// The response schema of coder::search: exactly content_matches, path_matches and truncated;
-/// a content match has path, line, column, text and, only when non-empty, before/after; a path
-/// match has only path.
+/// The response schema of coder::search: exactly content_matches, path_matches and truncated,
+/// and `skipped` (three counts) only when the walk passed over something; a content match has
+/// path, line, column, text and, only when non-empty, before/after; a path match has only path.
 fn check_shape(v: &Value) {
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
     keys.sort_unstable();
+    if let Some(skipped) = obj.get("skipped") {
+        let counts = skipped.as_object().unwrap();
+        let mut names: Vec<&str> = counts.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["non_accessible", "symlink_loops", "unreadable_folders"],
+            "{v}"
+        );
+        assert!(counts.values().any(|n| n.as_u64().unwrap() > 0), "{v}");
+        keys.retain(|k| *k != "skipped");
+    }
     assert_eq!(
         keys,
         ["content_matches", "path_matches", "truncated"],
@@ -596,6 +608,9 @@ fn non_accessible_files_are_never_matched_by_content_or_path() {
         json!({
             "content_matches": [{"path": fx.abs("ok/needle.txt"), "line": 1, "column": 1, "text": "needle"}],
             "path_matches": [{"path": fx.abs("ok/needle.txt")}],
+            // .env, conf/.env, key.pem, secrets/needle.txt and the folder secrets/deep: counted,
+            // as list-folder and tree show them flagged, never named.
+            "skipped": {"non_accessible": 5, "symlink_loops": 0, "unreadable_folders": 0},
             "truncated": false
         })
     );

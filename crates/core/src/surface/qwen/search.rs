@@ -1,10 +1,13 @@
-//! glob and grep_search: their headers, lists and footers as Qwen Code writes them.
+//! glob and grep_search: their headers, lists and footers as Qwen Code writes them. When the
+//! walk passed over something (a folder it could not list, a symbolic link that loops, an
+//! ignore file it did not read), a last line says what: `(skipped: 1 unreadable folder)`.
 
 use serde_json::Value;
 
 use super::args::Args;
 use super::{Outcome, Qwen, engine_error, resolve};
 use crate::access::Access;
+use crate::access::walkdir::Skipped;
 use crate::ops::glob::{self as engine, GlobOptions};
 use crate::surface::{CallContext, ToolOutput};
 
@@ -30,7 +33,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         Some(raw) => raw.to_string(),
         None => access.root().display().to_string(),
     };
-    let hits = engine::glob(
+    let found = engine::glob(
         access,
         &dir,
         pattern,
@@ -39,9 +42,10 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         ctx,
     )
     .map_err(|e| engine_error(access, &e, "Path"))?;
+    let (hits, skipped) = (found.hits, closing(&found.skipped));
     if hits.is_empty() {
         return Ok(ToolOutput::text(format!(
-            "No files found matching pattern \"{pattern}\" within {shown}"
+            "No files found matching pattern \"{pattern}\" within {shown}{skipped}"
         )));
     }
     let total = hits.len();
@@ -62,6 +66,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
             if omitted == 1 { "file" } else { "files" }
         ));
     }
+    text.push_str(&skipped);
     Ok(ToolOutput::text(text))
 }
 
@@ -96,9 +101,10 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     .map_err(|e| engine_error(access, &e, "Path"))?;
     let location = format!("in path \"{}\"", given.unwrap_or("."));
     let filter = glob.map_or_else(String::new, |g| format!(" (filter: \"{g}\")"));
+    let skipped = closing(&outcome.skipped);
     if outcome.total == 0 {
         return Ok(ToolOutput::text(format!(
-            "No matches found for pattern \"{pattern}\" {location}{filter}."
+            "No matches found for pattern \"{pattern}\" {location}{filter}.{skipped}"
         )));
     }
     let mut body = String::new();
@@ -128,7 +134,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     let omitted = outcome.total - included;
     Ok(ToolOutput::text(format!(
         "Found {} {} for pattern \"{pattern}\" {location}{filter}:\n---\n{body}\n---\n\n[{omitted} \
-         {} truncated] ...",
+         {} truncated] ...{skipped}",
         outcome.total,
         if outcome.total == 1 {
             "match"
@@ -137,4 +143,12 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
         },
         if omitted == 1 { "line" } else { "lines" }
     )))
+}
+
+/// The closing line of a walk that passed over something, after a blank line; empty when it
+/// passed over nothing.
+pub(super) fn closing(skipped: &Skipped) -> String {
+    skipped
+        .describe()
+        .map_or_else(String::new, |what| format!("\n\n(skipped: {what})"))
 }
