@@ -326,14 +326,18 @@ impl Access {
         };
         let looped = |e: &io::Error| e.raw_os_error() == Some(Errno::LOOP.raw_os_error());
         match &self.jail {
-            Some(jail) => match jail.resolve(path, folder, &path.to_string_lossy()) {
-                // Walked paths are canonical under a jail: the target holds the link when it
-                // is one of the link's folders.
-                Ok(inside) if inside.exists => {
-                    folder.starts_with(jail.roots()[inside.root].path.join(&inside.rel))
-                }
-                Ok(_) => false,
-                Err(_) => fs::metadata(self.place_of(path)).is_err_and(|e| looped(&e)),
+            // Followed beneath its root first: most links lead to a file, which settles it.
+            Some(jail) => match fs::metadata(self.place_of(path)) {
+                Err(e) if looped(&e) => true,
+                Ok(meta) if !meta.is_dir => false,
+                _ => match jail.resolve(path, folder, &path.to_string_lossy()) {
+                    // Walked paths are canonical under a jail: the target holds the link when
+                    // it is one of the link's folders.
+                    Ok(inside) if inside.exists => {
+                        folder.starts_with(jail.roots()[inside.root].path.join(&inside.rel))
+                    }
+                    _ => false,
+                },
             },
             None => match std::fs::metadata(path) {
                 Err(e) => looped(&e),
