@@ -13,7 +13,7 @@
 //! explicit search.
 //!
 //! **Confined workspaces.** The `ignore` crate reads ignore files by path, following links
-//! anywhere. In a confined workspace the walks read them through the jail instead ([`rules`]):
+//! anywhere. In a confined workspace the walks read them through the jail instead (`rules.rs`):
 //! an ignore file that is a link leading outside the roots (or a worktree's `.git` naming a
 //! folder outside them, or a file of several hard links) is not read, and the walk's answer
 //! says so once. Unconfined, the crate reads them as any process would.
@@ -224,7 +224,7 @@ impl Access {
 pub(crate) enum Matcher {
     /// The `ignore` crate's (unconfined).
     Crate(IncrementalIgnore),
-    /// Read through the jail (see [`rules`]).
+    /// Read through the jail (see `ignore/rules.rs`).
     Jailed(JailRules),
 }
 
