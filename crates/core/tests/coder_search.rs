@@ -124,9 +124,10 @@ impl Fx {
 }
 
 /// The response schema of coder::search: exactly content_matches, path_matches and truncated,
-/// and long_line_matches only when non-empty; a content match has path, line, column, text
-/// and, only when non-empty, before/after; a path match has only path; a long-line match has
-/// path, line, column and line_bytes.
+/// long_line_matches only when non-empty, and `skipped` (three counts) only when the walk
+/// passed over something; a content match has path, line, column, text and, only when
+/// non-empty, before/after; a path match has only path; a long-line match has path, line,
+/// column and line_bytes.
 fn check_shape(v: &Value) {
     let obj = v.as_object().unwrap();
     let mut keys: Vec<&str> = obj
@@ -135,6 +136,18 @@ fn check_shape(v: &Value) {
         .filter(|k| *k != "long_line_matches")
         .collect();
     keys.sort_unstable();
+    if let Some(skipped) = obj.get("skipped") {
+        let counts = skipped.as_object().unwrap();
+        let mut names: Vec<&str> = counts.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["non_accessible", "symlink_loops", "unreadable_folders"],
+            "{v}"
+        );
+        assert!(counts.values().any(|n| n.as_u64().unwrap() > 0), "{v}");
+        keys.retain(|k| *k != "skipped");
+    }
     assert_eq!(
         keys,
         ["content_matches", "path_matches", "truncated"],
@@ -649,6 +662,9 @@ fn non_accessible_files_are_never_matched_by_content_or_path() {
         json!({
             "content_matches": [{"path": fx.abs("ok/needle.txt"), "line": 1, "column": 1, "text": "needle"}],
             "path_matches": [{"path": fx.abs("ok/needle.txt")}],
+            // .env, conf/.env, key.pem, secrets/needle.txt and the folder secrets/deep: counted,
+            // as list-folder and tree show them flagged, never named.
+            "skipped": {"non_accessible": 5, "symlink_loops": 0, "unreadable_folders": 0},
             "truncated": false
         })
     );

@@ -34,7 +34,7 @@ fn searches_of_many_folders_find_every_file_with_few_descriptors() {
     };
     // Twice, the second time past the racy window, on kept listings (the fastest walk).
     for round in 0..2 {
-        let SearchOutcome::Matches(found) = search(
+        let SearchOutcome::Matches(found, _) = search(
             &access,
             &target,
             "needle",

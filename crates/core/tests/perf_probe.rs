@@ -82,7 +82,7 @@ fn probe_search_and_walk_of_a_tree() {
             let out =
                 fsgate_core::ops::search::search(&access, &target, &query, &options, &ctx).unwrap();
             let n = match out {
-                fsgate_core::ops::search::SearchOutcome::Matches(m) => m.len(),
+                fsgate_core::ops::search::SearchOutcome::Matches(m, _) => m.len(),
                 _ => 0,
             };
             println!("search limit {limit}: {n} matches in {:?}", t0.elapsed());

@@ -11,15 +11,25 @@
 //! A path named inside one (or the folder itself) is walked in full, and there ignore files do
 //! not apply: the `.gitignore` of `*` such a folder holds keeps it out of git, not out of an
 //! explicit search.
+//!
+//! **Confined workspaces.** The `ignore` crate reads ignore files by path, following links
+//! anywhere. In a confined workspace the walks read them through the jail instead (`rules.rs`):
+//! an ignore file that is a link leading outside the roots (or a worktree's `.git` naming a
+//! folder outside them, or a file of several hard links) is not read, and the walk's answer
+//! says so once. Unconfined, the crate reads them as any process would.
+
+mod rules;
 
 use std::path::{Component, Path, PathBuf};
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{IncrementalIgnore, Walk, WalkBuilder, WalkParallel};
+use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder, WalkParallel};
 
+use self::rules::{JailRules, Kinds};
 use super::Access;
+use super::walkdir::Skips;
 
 /// The name of git's own directory, which no walk enters.
 const GIT_DIR: &str = ".git";
@@ -161,49 +171,28 @@ impl Access {
     /// (up to its top); in a directory that is not one yet, those of the working directory and
     /// below, never those of the directories above it. Inside an artifact folder none do.
     pub fn sorted_walk(&self, root: &Path, max_depth: Option<usize>) -> Walk {
-        let artifacts = self.artifact_rule();
-        let explicit = artifacts.is_inside(root);
-        let in_repo = in_repository(root);
-        let mut builder = if explicit {
-            builder_with(root, false, &IgnoreFiles::default())
-        } else {
-            builder(root, in_repo)
-        };
-        builder
-            .max_depth(max_depth)
-            .sort_by_file_name(|a, b| a.cmp(b));
-        // Outside a repository the walk cannot read the ignore files between the working
-        // directory and a deeper root itself (that would read every directory above too), so
-        // each entry is also asked of a matcher anchored at the working directory.
-        let anchored = match (self.relative_to_root(root).and_then(normalize), in_repo) {
-            (Some(rel), false) if !rel.as_os_str().is_empty() && !explicit => self
-                .matcher(false)
-                .map(|m| (Mutex::new(m), self.root().to_path_buf())),
-            _ => None,
-        };
-        builder.filter_entry(move |entry| {
-            if entry.file_name() == GIT_DIR || is_artifact_entry(&artifacts, entry) {
-                return false;
-            }
-            let Some((matcher, top)) = &anchored else {
-                return true;
-            };
-            let rel = entry.path().strip_prefix(top).ok().and_then(normalize);
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            match (rel, matcher.lock()) {
-                (Some(rel), Ok(mut m)) => !m.matched(&rel, is_dir).is_ignore(),
-                _ => true,
-            }
-        });
-        builder.build()
+        self.walk_with(root, max_depth, &IgnoreFiles::standard())
     }
 
-    /// A matcher of the ignore rule anchored at the working directory.
-    pub(super) fn matcher(&self, parents: bool) -> Option<IncrementalIgnore> {
-        builder(self.root(), parents)
-            .build_matchers()
-            .into_iter()
-            .next()
+    /// The rule of the working directory's own walks as a matcher: for paths relative to the
+    /// working directory, with the files of the folders above it when `parents`.
+    pub(super) fn matcher(&self, parents: bool) -> Option<Matcher> {
+        match self.jail() {
+            Some(jail) => {
+                let top = (!parents).then(|| self.root().to_path_buf());
+                let kinds = Kinds {
+                    dot_ignore: true,
+                    git: true,
+                    ..Kinds::default()
+                };
+                JailRules::new(jail, kinds, top, None).map(Matcher::Jailed)
+            }
+            None => builder(self.root(), parents)
+                .build_matchers()
+                .into_iter()
+                .next()
+                .map(Matcher::Crate),
+        }
     }
 
     /// Whether the ignore rule excludes `path` (or one of its ancestors) from walks that start
@@ -223,16 +212,61 @@ impl Access {
             return true;
         }
         match self.matcher(in_repository(self.root())) {
-            Some(mut matcher) => matcher.matched(&rel, is_dir).is_ignore(),
+            Some(mut matcher) => matcher.excludes(&rel, &self.root().join(&rel), is_dir),
             None => false,
         }
     }
 }
 
-/// The ignore files of a walk whose rule is not [`Access::sorted_walk`]'s: a profile's own
-/// choice of files (qwen honours `.gitignore`, `.qwenignore` and configured files, and lets a call
-/// switch `.gitignore` off). `.git` is never entered by a walk either way. By default nothing is
-/// ignored but the artifact folders.
+/// The ignore rule as a matcher of paths below the working directory: the crate's, or, in a
+/// confined workspace, the one read through the jail.
+#[derive(Debug)]
+pub(crate) enum Matcher {
+    /// The `ignore` crate's (unconfined).
+    Crate(IncrementalIgnore),
+    /// Read through the jail (see `ignore/rules.rs`).
+    Jailed(JailRules),
+}
+
+impl Matcher {
+    /// Whether the entry at `rel`, relative to the working directory `top`, is excluded, its
+    /// folder not being excluded (as in a walk).
+    pub(crate) fn entry_ignored(&mut self, top: &Path, rel: &Path, is_dir: bool) -> bool {
+        match self {
+            Matcher::Crate(m) => m.matched(rel, is_dir).is_ignore(),
+            Matcher::Jailed(r) => r.matched(&top.join(rel), is_dir),
+        }
+    }
+
+    /// Whether `rel` (`path`, absolute) or one of the folders above it below the working
+    /// directory is excluded.
+    fn excludes(&mut self, rel: &Path, path: &Path, is_dir: bool) -> bool {
+        match self {
+            Matcher::Crate(m) => m.matched(rel, is_dir).is_ignore(),
+            Matcher::Jailed(r) => {
+                let below = path
+                    .ancestors()
+                    .nth(rel.components().count())
+                    .unwrap_or(path);
+                r.excludes(path, is_dir, below)
+            }
+        }
+    }
+
+    /// The ignore files whose rules would apply in the folder `path` that were not read
+    /// (always none unconfined).
+    pub(crate) fn not_read_along(&self, path: &Path) -> Vec<super::walkdir::NotRead> {
+        match self {
+            Matcher::Crate(_) => Vec::new(),
+            Matcher::Jailed(r) => r.not_read_along(path),
+        }
+    }
+}
+
+/// The ignore files of a walk: [`IgnoreFiles::standard`] is the rule of
+/// [`Access::sorted_walk`]; a profile may choose its own (qwen honours `.gitignore`,
+/// `.qwenignore` and configured files, and lets a call switch `.gitignore` off). `.git` is
+/// never entered by a walk either way. By default nothing is ignored but the artifact folders.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IgnoreFiles {
     /// Keep the artifact folders ([`ARTIFACT_DIRS`]) in the walk: for a listing of one folder,
@@ -249,6 +283,30 @@ pub struct IgnoreFiles {
     /// (Qwen's `.qwenignore` and `customIgnoreFiles`). A path any of them matches is ignored,
     /// whatever the other files say. Missing files are skipped.
     pub anchored: Vec<String>,
+    /// Only the ignore files of the walk's root and the folders below it count, none of those
+    /// above: for a root the rule itself excludes, named explicitly. By default the folders
+    /// above count as [`Access::sorted_walk`] says.
+    pub only_beneath: bool,
+}
+
+impl IgnoreFiles {
+    /// The rule of [`Access::sorted_walk`]: `.gitignore`, `.ignore` and `.git/info/exclude`.
+    pub fn standard() -> IgnoreFiles {
+        IgnoreFiles {
+            git: true,
+            dot_ignore: true,
+            ..IgnoreFiles::default()
+        }
+    }
+
+    /// The kinds of files read in every folder, for the rule read through a jail.
+    fn kinds(&self) -> Kinds {
+        Kinds {
+            custom: self.names.clone(),
+            dot_ignore: self.dot_ignore,
+            git: self.git,
+        }
+    }
 }
 
 fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder {
@@ -268,26 +326,92 @@ fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder 
     builder
 }
 
+/// What a counted walk ([`Access::counted_walk`]) does with the symbolic links it meets. It
+/// never follows one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// Yields them as entries (a tree shows them).
+    Yield,
+    /// Passes over them, counting those that loop (a search reads no link).
+    PassOver,
+}
+
+/// A walk whose failures are counted rather than yielded: a folder it cannot list, and the
+/// symbolic links that loop when it passes over links, go to its [`Skips`], with the ignore
+/// files it does not read. Yields the entries (the root first).
+pub struct CountedWalk<'a> {
+    access: &'a Access,
+    walk: Walk,
+    skips: Arc<Skips>,
+    links: Links,
+}
+
+impl Iterator for CountedWalk<'_> {
+    type Item = DirEntry;
+
+    fn next(&mut self) -> Option<DirEntry> {
+        loop {
+            match self.walk.next()? {
+                Ok(entry) => {
+                    if self.links == Links::PassOver
+                        && entry.depth() > 0
+                        && entry.file_type().is_some_and(|t| t.is_symlink())
+                    {
+                        if self.access.is_link_loop(entry.path()) {
+                            self.skips.symlink_loop();
+                        }
+                        continue;
+                    }
+                    return Some(entry);
+                }
+                Err(e) => self.skips.walk_failed(&e),
+            }
+        }
+    }
+}
+
 impl Access {
     /// A walk of `root` under `files`, siblings in byte order of their names, descending at
     /// most `max_depth` levels (`None`: no bound); `.git` and the artifact folders are never
     /// entered. Which directories' ignore files count is decided as for
     /// [`Access::sorted_walk`]. Dropping the iterator stops the walk.
     pub fn walk_with(&self, root: &Path, max_depth: Option<usize>, files: &IgnoreFiles) -> Walk {
-        let mut builder = self.builder_for(root, max_depth, files);
+        let mut builder = self.builder_for(root, max_depth, files, &Arc::default());
         builder.sort_by_file_name(|a, b| a.cmp(b));
         builder.build()
     }
 
+    /// [`Access::walk_with`], with what it passes over counted in `skips`: folders it cannot
+    /// list, ignore files it does not read, and (when it passes over links) links that loop.
+    pub fn counted_walk(
+        &self,
+        root: &Path,
+        max_depth: Option<usize>,
+        files: &IgnoreFiles,
+        skips: &Arc<Skips>,
+        links: Links,
+    ) -> CountedWalk<'_> {
+        let mut builder = self.builder_for(root, max_depth, files, skips);
+        builder.sort_by_file_name(|a, b| a.cmp(b));
+        CountedWalk {
+            access: self,
+            walk: builder.build(),
+            skips: Arc::clone(skips),
+            links,
+        }
+    }
+
     /// The walk of [`Access::walk_with`] run by a pool of threads (one per core), entries in
-    /// no particular order: for callers that order the result themselves.
+    /// no particular order: for callers that order the result themselves. The ignore files it
+    /// does not read are told to `skips`; its failures come to the caller's visitor.
     pub fn walk_parallel_with(
         &self,
         root: &Path,
         max_depth: Option<usize>,
         files: &IgnoreFiles,
+        skips: &Arc<Skips>,
     ) -> WalkParallel {
-        let mut builder = self.builder_for(root, max_depth, files);
+        let mut builder = self.builder_for(root, max_depth, files, skips);
         builder.threads(0);
         builder.build_parallel()
     }
@@ -298,6 +422,7 @@ impl Access {
         root: &Path,
         max_depth: Option<usize>,
         files: &IgnoreFiles,
+        skips: &Arc<Skips>,
     ) -> WalkBuilder {
         let artifacts = (!files.keep_artifacts).then(|| self.artifact_rule());
         // A root inside an artifact folder was named explicitly: walked in full, as there.
@@ -310,13 +435,49 @@ impl Access {
         } else {
             files
         };
-        let in_repo = in_repository(root);
+        let in_repo = in_repository(root) && !files.only_beneath;
+        let beneath = self.relative_to_root(root).and_then(normalize);
+        let anchored = self.anchored_ignore(files, Some(skips));
+        let top = self.root().to_path_buf();
+        if let Some(jail) = self.jail() {
+            // The crate reads no ignore file: the rule is read through the jail.
+            let mut builder = builder_with(root, false, &bare);
+            builder.max_depth(max_depth);
+            let from = if files.only_beneath {
+                Some(root.to_path_buf())
+            } else if in_repo {
+                None
+            } else if beneath.is_some() {
+                Some(top.clone())
+            } else {
+                Some(root.to_path_buf())
+            };
+            let rules = JailRules::new(jail, files.kinds(), from, Some(Arc::clone(skips)));
+            builder.filter_entry(move |entry| {
+                if entry.file_name() == GIT_DIR
+                    || artifacts
+                        .as_ref()
+                        .is_some_and(|a| is_artifact_entry(a, entry))
+                {
+                    return false;
+                }
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if rules
+                    .as_ref()
+                    .is_some_and(|r| r.matched(entry.path(), is_dir))
+                {
+                    return false;
+                }
+                !anchored_match(anchored.as_ref(), &top, entry.path(), is_dir)
+            });
+            return builder;
+        }
         let mut builder = builder_with(root, in_repo, files);
         builder.max_depth(max_depth);
         // As in sorted_walk: outside a repository, the ignore files between the working
         // directory and a deeper root are asked through a matcher anchored at the former.
-        let between = match (self.relative_to_root(root).and_then(normalize), in_repo) {
-            (Some(rel), false) if !rel.as_os_str().is_empty() => {
+        let between = match beneath {
+            Some(rel) if !rel.as_os_str().is_empty() && !in_repo && !files.only_beneath => {
                 builder_with(self.root(), false, files)
                     .build_matchers()
                     .into_iter()
@@ -325,8 +486,6 @@ impl Access {
             }
             _ => None,
         };
-        let anchored = self.anchored_ignore(files);
-        let top = self.root().to_path_buf();
         builder.filter_entry(move |entry| {
             if entry.file_name() == GIT_DIR
                 || artifacts
@@ -370,30 +529,67 @@ impl Access {
         if rel.components().any(|c| c.as_os_str() == GIT_DIR) {
             return files.git;
         }
-        let walked = builder_with(self.root(), in_repository(self.root()), files)
-            .build_matchers()
-            .into_iter()
-            .next()
-            .is_some_and(|mut m| m.matched(&rel, is_dir).is_ignore());
+        let parents = in_repository(self.root());
+        let walked = match self.jail() {
+            Some(jail) => {
+                let top = (!parents).then(|| self.root().to_path_buf());
+                JailRules::new(jail, files.kinds(), top, None)
+                    .is_some_and(|r| r.excludes(&self.root().join(&rel), is_dir, self.root()))
+            }
+            None => builder_with(self.root(), parents, files)
+                .build_matchers()
+                .into_iter()
+                .next()
+                .is_some_and(|mut m| m.matched(&rel, is_dir).is_ignore()),
+        };
         walked
             || self
-                .anchored_ignore(files)
+                .anchored_ignore(files, None)
                 .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
     }
 
     /// The matcher of `files.anchored`, rooted at the working directory; `None` when there
-    /// are none (or none could be read).
-    fn anchored_ignore(&self, files: &IgnoreFiles) -> Option<Gitignore> {
+    /// are none (or none could be read). In a confined workspace they are read through the
+    /// jail; one that is not read is told to `skips`.
+    fn anchored_ignore(
+        &self,
+        files: &IgnoreFiles,
+        skips: Option<&Arc<Skips>>,
+    ) -> Option<Gitignore> {
         if files.anchored.is_empty() {
             return None;
         }
         let mut builder = GitignoreBuilder::new(self.root());
-        for name in &files.anchored {
-            // A missing or unreadable file adds nothing, as in Qwen Code.
-            let _ = builder.add(self.root().join(name));
+        match self.jail() {
+            Some(jail) => {
+                let not_read =
+                    rules::read_anchored(jail, self.root(), &files.anchored, &mut builder);
+                if let Some(skips) = skips {
+                    for file in not_read {
+                        skips.ignore_file_not_read(&file.path, &file.why);
+                    }
+                }
+            }
+            None => {
+                for name in &files.anchored {
+                    // A missing or unreadable file adds nothing, as in Qwen Code.
+                    let _ = builder.add(self.root().join(name));
+                }
+            }
         }
         builder.build().ok().filter(|g| !g.is_empty())
     }
+}
+
+/// Whether the anchored ignore files (rooted at `top`) exclude the walked entry at `path`.
+fn anchored_match(anchored: Option<&Gitignore>, top: &Path, path: &Path, is_dir: bool) -> bool {
+    let Some(g) = anchored else {
+        return false;
+    };
+    let Some(rel) = path.strip_prefix(top).ok().and_then(normalize) else {
+        return false;
+    };
+    g.matched_path_or_any_parents(&rel, is_dir).is_ignore()
 }
 
 /// Whether a walk's `entry` below its root is an artifact folder.

@@ -23,9 +23,18 @@
 //!   whether it is a repository, drops every kept listing and the compiled rules with them.
 //!   A `.git` that is a file (a worktree or submodule pointing elsewhere) keeps nothing.
 //!
+//! - An ignore file that is a symbolic link is vouched for by no stamp of its own folder (its
+//!   target may change elsewhere), so a walk that meets one keeps nothing.
+//!
 //! Stamps are compared, never shown, and every file and folder that is read is still opened
-//! through the workspace's confinement, as in any walk. The listings of at most
+//! through the workspace's confinement, as in any walk; in a confined workspace the ignore
+//! files are read through the jail (see `ignore.rs`), and a kept listing remembers which of
+//! them were not read, so every walk that uses it says so. The listings of at most
 //! [`MAX_ENTRIES`] entries are kept; a walk that would keep more keeps nothing.
+//!
+//! What a walk passes over it counts (see `walkdir.rs`): folders it cannot open or list,
+//! symbolic links that loop (a listing keeps its links, which no walk follows, to tell), and
+//! non-accessible files.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -34,12 +43,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ignore::IncrementalIgnore;
-
 use super::Access;
 use super::fs::{self, Stamp};
-use super::ignore::ArtifactRule;
-use super::walkdir::{HandleBudget, HeldDir, OpenDir, WalkKind};
+use super::ignore::{ArtifactRule, Matcher};
+use super::walkdir::{HandleBudget, HeldDir, NotRead, OpenDir, Skips, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
@@ -67,7 +74,7 @@ pub(crate) struct Listings {
     context: Option<(Vec<Rules>, bool)>,
     /// The ignore rule, anchored at the working directory, compiled folder by folder as a
     /// walk needs it (not kept between walks).
-    matcher: Option<IncrementalIgnore>,
+    matcher: Option<Matcher>,
     /// Listings by folder, relative to the working directory (`""` is the folder itself).
     listed: HashMap<PathBuf, Arc<Listing>>,
     /// The ignore files of every folder whose rules `matcher` may have loaded.
@@ -76,8 +83,8 @@ pub(crate) struct Listings {
     entries: usize,
 }
 
-/// One folder's entries kept by the ignore rule: files and folders only, in byte order of
-/// their names (so a depth-first walk is in path order).
+/// One folder's entries kept by the ignore rule: files, folders and links (which no walk
+/// follows) only, in byte order of their names (so a depth-first walk is in path order).
 #[derive(Debug)]
 struct Listing {
     stamp: Stamp,
@@ -87,20 +94,23 @@ struct Listing {
     names: Box<[u8]>,
     /// Where each entry's name ends in `names`.
     ends: Box<[u32]>,
-    /// Whether each entry is a folder.
-    is_dir: Box<[bool]>,
+    /// What each entry is.
+    kinds: Box<[WalkKind]>,
+    /// The ignore files that would shape this listing but were not read (in this folder or
+    /// above it; a confined workspace's links leading out of the roots).
+    not_read: Box<[NotRead]>,
 }
 
 impl Listing {
-    /// Entry `i`: its name, and whether it is a folder.
-    fn entry(&self, i: usize) -> Option<(&OsStr, bool)> {
+    /// Entry `i`: its name, and what it is.
+    fn entry(&self, i: usize) -> Option<(&OsStr, WalkKind)> {
         let end = *self.ends.get(i)? as usize;
         let start = match i {
             0 => 0,
             _ => self.ends[i - 1] as usize,
         };
         let name = OsStr::from_bytes(self.names.get(start..end)?);
-        Some((name, self.is_dir[i]))
+        Some((name, *self.kinds.get(i)?))
     }
 }
 
@@ -113,6 +123,8 @@ struct Rules {
     exclude: Option<Option<Stamp>>,
     /// `.git` is a file (a worktree or submodule): its rules live elsewhere, unstamped.
     git_file: bool,
+    /// An ignore file is a symbolic link: its rules live elsewhere, unstamped.
+    linked: bool,
 }
 
 /// The walk of [`Access::listed_walk`]: the files under a folder in path order, as
@@ -133,6 +145,8 @@ pub struct ListedWalk<'a> {
     matched: usize,
     /// The artifact folders, which no listing keeps.
     artifacts: ArtifactRule,
+    /// What this walk passed over.
+    skips: Arc<Skips>,
 }
 
 /// A folder being walked.
@@ -192,6 +206,13 @@ impl Access {
     /// the same repository (or none) as it, or lies inside an artifact folder: walk those with
     /// [`Access::sorted_walk`].
     pub fn listed_walk(&self, root: &Path) -> Option<ListedWalk<'_>> {
+        self.counted_listed_walk(root, &Arc::default())
+    }
+
+    /// [`Access::listed_walk`], with what it passes over counted in `skips`: folders it cannot
+    /// open or list, symbolic links that loop, non-accessible files, and ignore files not
+    /// read.
+    pub fn counted_listed_walk(&self, root: &Path, skips: &Arc<Skips>) -> Option<ListedWalk<'_>> {
         let rel = super::ignore::normalize(self.relative_to_root(root)?)?;
         if self.in_artifact_dir(root) {
             return None;
@@ -223,6 +244,7 @@ impl Access {
             handles: HandleBudget::new(MAX_OPEN),
             matched: 0,
             artifacts: self.artifact_rule(),
+            skips: Arc::clone(skips),
         };
         // The rules of the folders between the working directory and `root` apply below it.
         let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
@@ -236,6 +258,7 @@ impl Access {
         }
         let dir = self.open_walked_dir(root).ok()?;
         let listing = walk.listing(&rel, &dir)?;
+        walk.tell_not_read(&listing);
         let folder = walk.folder(dir, root.to_path_buf(), listing);
         walk.stack.push(Frame {
             folder,
@@ -265,10 +288,23 @@ impl ListedWalk<'_> {
         self.listed_anew
     }
 
+    /// Tells this walk's skips the ignore files `listing` was made without.
+    fn tell_not_read(&self, listing: &Listing) {
+        for file in &listing.not_read {
+            self.skips.ignore_file_not_read(&file.path, &file.why);
+        }
+    }
+
     /// The listing of the folder `rel`, open as `dir`: the kept one when its stamps are
     /// unchanged, else a new one. `None` when it cannot be listed.
     fn listing(&mut self, rel: &Path, dir: &OpenDir) -> Option<Arc<Listing>> {
-        let meta = dir.meta().ok()?;
+        let meta = match dir.meta() {
+            Ok(meta) => meta,
+            Err(e) => {
+                self.skips.folder_failed(&e);
+                return None;
+            }
+        };
         if !meta.is_dir {
             return None;
         }
@@ -296,7 +332,13 @@ impl ListedWalk<'_> {
     /// Lists the folder `rel` anew and applies the ignore rule to its entries.
     fn list(&mut self, rel: &Path, dir: &OpenDir, stamp: Stamp) -> Option<Arc<Listing>> {
         self.listed_anew += 1;
-        let entries = dir.sorted_kinds().ok()?;
+        let entries = match dir.sorted_kinds() {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.skips.folder_failed(&e);
+                return None;
+            }
+        };
         let has = |name: &str| {
             entries
                 .binary_search_by(|(n, _)| n.as_encoded_bytes().cmp(name.as_bytes()))
@@ -305,7 +347,9 @@ impl ListedWalk<'_> {
         };
         let mut rules = Rules::default();
         for name in RULE_FILES {
-            if has(name).is_some()
+            let kind = has(name);
+            rules.linked |= kind == Some(WalkKind::Link);
+            if kind.is_some()
                 && let Ok(m) = dir.entry_meta(OsStr::new(name))
             {
                 rules.files.push((name, m.stamp));
@@ -352,7 +396,8 @@ impl ListedWalk<'_> {
             Some(m) => m,
             slot => slot.insert(self.access.matcher(self.listings.context.as_ref()?.1)?),
         };
-        let (mut names, mut ends, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
+        let top = self.access.root();
+        let (mut names, mut ends, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
         for (name, kind) in entries {
             if kind == WalkKind::Other || name == GIT_DIR {
                 continue;
@@ -361,19 +406,21 @@ impl ListedWalk<'_> {
             if is_dir && self.artifacts.is_artifact_child(rel, &name) {
                 continue;
             }
-            if matcher.matched(rel.join(&name), is_dir).is_ignore() {
+            if matcher.entry_ignored(top, &rel.join(&name), is_dir) {
                 continue;
             }
             names.extend_from_slice(name.as_bytes());
             ends.push(u32::try_from(names.len()).ok()?);
-            dirs.push(is_dir);
+            kinds.push(kind);
         }
+        let not_read = matcher.not_read_along(&top.join(rel));
         let listing = Arc::new(Listing {
             stamp,
             trusted: !is_racy(&stamp, self.now),
             names: names.into_boxed_slice(),
             ends: ends.into_boxed_slice(),
-            is_dir: dirs.into_boxed_slice(),
+            kinds: kinds.into_boxed_slice(),
+            not_read: not_read.into_boxed_slice(),
         });
         if self.keep
             && let Some(old) = self.listings.listed.remove(rel)
@@ -425,12 +472,19 @@ impl Iterator for ListedWalk<'_> {
         loop {
             let frame = self.stack.last_mut()?;
             let index = frame.next;
-            let Some((name, is_dir)) = frame.folder.listing.entry(index) else {
+            let Some((name, kind)) = frame.folder.listing.entry(index) else {
                 self.stack.pop();
                 continue;
             };
             frame.next += 1;
-            if is_dir {
+            if kind == WalkKind::Link {
+                // Never followed; one that loops is said to be passed over.
+                if self.access.is_link_loop(&frame.folder.path.join(name)) {
+                    self.skips.symlink_loop();
+                }
+                continue;
+            }
+            if kind == WalkKind::Dir {
                 let path = frame.folder.path.join(name);
                 let rel = frame.rel.join(name);
                 // One component, no link followed: the folder found by the listing or none.
@@ -438,10 +492,15 @@ impl Iterator for ListedWalk<'_> {
                     Some(parent) => parent.subdir(name),
                     None => self.access.open_walked_dir(&path),
                 };
-                let Ok(dir) = dir else {
-                    continue;
+                let dir = match dir {
+                    Ok(dir) => dir,
+                    Err(e) => {
+                        self.skips.folder_failed(&e);
+                        continue;
+                    }
                 };
                 if let Some(listing) = self.listing(&rel, &dir) {
+                    self.tell_not_read(&listing);
                     let folder = self.folder(dir, path, listing);
                     self.stack.push(Frame {
                         folder,
@@ -456,6 +515,7 @@ impl Iterator for ListedWalk<'_> {
                 index,
             };
             if self.access.has_secrets() && self.access.is_secret_path(&file.path()) {
+                self.skips.non_accessible();
                 continue;
             }
             return Some(file);
@@ -506,7 +566,7 @@ fn rules_at(stat: impl Fn(&str) -> Option<fs::Meta>) -> Rules {
 /// Notes in `keep` whether `rules` cannot vouch for their files later: a stamp too recent, or
 /// rules kept where no stamp here reaches.
 fn note_racy(rules: &Rules, now: Duration, keep: &mut bool) {
-    if rules.git_file {
+    if rules.git_file || rules.linked {
         *keep = false;
     }
     let stamps = rules

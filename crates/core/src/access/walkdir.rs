@@ -3,13 +3,19 @@
 //! root. A walk of a deep tree then costs what its entries cost, not its depth squared. A child
 //! directory is opened without following a link, so a handle never leads outside the directory
 //! it was opened from.
+//!
+//! **What a walk passes over.** A walk that cannot list a folder, meets a symbolic link that
+//! leads round in a loop, leaves out a non-accessible path or does not read an ignore file
+//! says so: it counts each in its [`Skips`], and the answer closes with the count
+//! ([`Skipped::describe`]). Only what already failed, or was already filtered, is counted; a
+//! link costs a call or two to tell whether it loops, a file or folder nothing more.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cap_fs_ext::DirExt as _;
@@ -27,7 +33,9 @@ pub enum WalkKind {
     File,
     /// A directory.
     Dir,
-    /// A symbolic link, FIFO, socket or device.
+    /// A symbolic link (never followed by a walk).
+    Link,
+    /// A FIFO, socket or device.
     Other,
 }
 
@@ -93,6 +101,164 @@ impl Drop for HeldDir {
     }
 }
 
+/// What one walk passed over without showing it, counted as it goes (by the walk's threads
+/// together): folders it could not list, files it could not open, symbolic links that lead
+/// round in a loop, paths matching the non-accessible globs, and ignore files it did not read.
+/// Links are never followed by a walk, so only those that loop are counted.
+#[derive(Debug, Default)]
+pub struct Skips {
+    unreadable_folders: AtomicU64,
+    unreadable_files: AtomicU64,
+    symlink_loops: AtomicU64,
+    non_accessible: AtomicU64,
+    ignore_files: Mutex<Vec<NotRead>>,
+}
+
+/// An ignore file a walk did not read, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRead {
+    /// The ignore file, as the walk spells it.
+    pub path: PathBuf,
+    /// Why it was not read ("it leads outside the allowed roots").
+    pub why: String,
+}
+
+/// What a walk passed over (see [`Skips`]), once it is done.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Folders that could not be opened or listed (permission denied, most often).
+    pub unreadable_folders: u64,
+    /// Files that could not be opened.
+    pub unreadable_files: u64,
+    /// Symbolic links that lead round in a loop.
+    pub symlink_loops: u64,
+    /// Files and folders matching the non-accessible globs.
+    pub non_accessible: u64,
+    /// Ignore files not read, in the order met: each as shown, and why it was not read.
+    pub ignore_files: Vec<(String, String)>,
+}
+
+impl Skips {
+    /// A folder could not be opened or listed because of `e`. One that vanished or became
+    /// something else meanwhile (not found, not a folder) was not skipped: it is no longer
+    /// there.
+    pub fn folder_failed(&self, e: &io::Error) {
+        if !matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        ) {
+            self.unreadable_folders.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A file could not be opened because of `e` (one that vanished meanwhile is not
+    /// counted).
+    pub fn file_failed(&self, e: &io::Error) {
+        if e.kind() != io::ErrorKind::NotFound {
+            self.unreadable_files.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// An error an `ignore` walk reported in place of an entry: a folder it could not list.
+    pub fn walk_failed(&self, e: &ignore::Error) {
+        match e.io_error() {
+            Some(io) => self.folder_failed(io),
+            None if matches!(e, ignore::Error::Loop { .. }) => {
+                self.symlink_loops.fetch_add(1, Ordering::Relaxed);
+            }
+            None => {}
+        }
+    }
+
+    /// A symbolic link that leads round in a loop was passed over.
+    pub fn symlink_loop(&self) {
+        self.symlink_loops.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A path matching the non-accessible globs was left out.
+    pub fn non_accessible(&self) {
+        self.non_accessible.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The ignore file at `path` was not read, for `why`; said once however often it is met.
+    pub fn ignore_file_not_read(&self, path: &Path, why: &str) {
+        if let Ok(mut files) = self.ignore_files.lock()
+            && !files.iter().any(|f| f.path == path)
+        {
+            files.push(NotRead {
+                path: path.to_path_buf(),
+                why: why.to_string(),
+            });
+        }
+    }
+
+    /// What was passed over so far, ignore files spelled by `show`, as the profile shows
+    /// paths.
+    pub fn skipped(&self, show: impl Fn(&Path) -> String) -> Skipped {
+        Skipped {
+            unreadable_folders: self.unreadable_folders.load(Ordering::Relaxed),
+            unreadable_files: self.unreadable_files.load(Ordering::Relaxed),
+            symlink_loops: self.symlink_loops.load(Ordering::Relaxed),
+            non_accessible: self.non_accessible.load(Ordering::Relaxed),
+            ignore_files: self
+                .ignore_files
+                .lock()
+                .map(|files| {
+                    files
+                        .iter()
+                        .map(|f| (show(&f.path), f.why.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+impl Skipped {
+    /// Whether nothing was passed over.
+    pub fn is_empty(&self) -> bool {
+        *self == Skipped::default()
+    }
+
+    /// What was passed over, in words, for a profile to put in its closing line: `2 unreadable
+    /// folders, 1 symlink loop; ignore file sub/.gitignore not read (it leads outside the
+    /// allowed roots)`; `None` when nothing was.
+    pub fn describe(&self) -> Option<String> {
+        let counted = [
+            (
+                self.unreadable_folders,
+                "unreadable folder",
+                "unreadable folders",
+            ),
+            (self.unreadable_files, "unreadable file", "unreadable files"),
+            (self.symlink_loops, "symlink loop", "symlink loops"),
+            (
+                self.non_accessible,
+                "path matching non_accessible_globs",
+                "paths matching non_accessible_globs",
+            ),
+        ];
+        let mut parts: Vec<String> = counted
+            .iter()
+            .filter(|(n, _, _)| *n > 0)
+            .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
+            .collect();
+        let mut text = parts.join(", ");
+        parts = self
+            .ignore_files
+            .iter()
+            .map(|(path, why)| format!("ignore file {path} not read ({why})"))
+            .collect();
+        if !parts.is_empty() {
+            if !text.is_empty() {
+                text.push_str("; ");
+            }
+            text.push_str(&parts.join("; "));
+        }
+        (!text.is_empty()).then_some(text)
+    }
+}
+
 /// Runs `open` again while it fails for want of a file descriptor (`EMFILE`, `ENFILE`), for up
 /// to about a second: the walk's workers, or other calls, close theirs meanwhile. A file or
 /// folder a walk cannot open is left out of its answer, so a passing shortage must not be
@@ -148,6 +314,45 @@ impl Access {
     }
 }
 
+impl Access {
+    /// Whether the symbolic link at `path`, found by a walk, leads round in a loop: following
+    /// it fails for too many links (`ELOOP`), or it leads to the folder that holds it or one
+    /// above, which a walk that followed it would enter again and again. A link that leads
+    /// outside the roots of a confined workspace is followed no further than the jail allows
+    /// and is not a loop. Asked only of links (a call or two each).
+    pub fn is_link_loop(&self, path: &Path) -> bool {
+        let Some(folder) = path.parent() else {
+            return false;
+        };
+        let looped = |e: &io::Error| e.raw_os_error() == Some(Errno::LOOP.raw_os_error());
+        match &self.jail {
+            // Followed beneath its root first: most links lead to a file, which settles it.
+            Some(jail) => match fs::metadata(self.place_of(path)) {
+                Err(e) if looped(&e) => true,
+                Ok(meta) if !meta.is_dir => false,
+                _ => match jail.resolve(path, folder, &path.to_string_lossy()) {
+                    // Walked paths are canonical under a jail: the target holds the link when
+                    // it is one of the link's folders.
+                    Ok(inside) if inside.exists => {
+                        folder.starts_with(jail.roots()[inside.root].path.join(&inside.rel))
+                    }
+                    _ => false,
+                },
+            },
+            None => match std::fs::metadata(path) {
+                Err(e) => looped(&e),
+                Ok(meta) if meta.is_dir() => {
+                    match (std::fs::canonicalize(path), std::fs::canonicalize(folder)) {
+                        (Ok(target), Ok(folder)) => folder.starts_with(target),
+                        _ => false,
+                    }
+                }
+                Ok(_) => false,
+            },
+        }
+    }
+}
+
 impl OpenDir {
     /// The directory's entries, in the order the filesystem gives them, as
     /// [`Access::read_dir`] gives them.
@@ -166,6 +371,8 @@ impl OpenDir {
                 WalkKind::File
             } else if kind.is_dir() {
                 WalkKind::Dir
+            } else if kind.is_symlink() {
+                WalkKind::Link
             } else {
                 WalkKind::Other
             };
@@ -259,6 +466,35 @@ mod tests {
         assert!(
             started.elapsed() >= Duration::from_secs(1),
             "gives up after a second"
+        );
+    }
+
+    #[test]
+    fn what_a_walk_passed_over_is_said_in_counts_and_each_ignore_file_once() {
+        let skips = Skips::default();
+        assert_eq!(skips.skipped(|p| p.display().to_string()).describe(), None);
+        skips.folder_failed(&io::Error::from(io::ErrorKind::PermissionDenied));
+        skips.folder_failed(&io::Error::from(io::ErrorKind::NotFound));
+        skips.symlink_loop();
+        skips.symlink_loop();
+        skips.non_accessible();
+        skips.file_failed(&io::Error::from(io::ErrorKind::PermissionDenied));
+        for _ in 0..3 {
+            skips.ignore_file_not_read(Path::new("/r/a/.gitignore"), "it leads outside");
+        }
+        let skipped = skips.skipped(|p| p.strip_prefix("/r").unwrap().display().to_string());
+        assert_eq!(
+            skipped.describe().unwrap(),
+            "1 unreadable folder, 1 unreadable file, 2 symlink loops, 1 path matching \
+             non_accessible_globs; ignore file a/.gitignore not read (it leads outside)"
+        );
+        let only_files = Skipped {
+            ignore_files: vec![("x".into(), "why".into())],
+            ..Skipped::default()
+        };
+        assert_eq!(
+            only_files.describe().unwrap(),
+            "ignore file x not read (why)"
         );
     }
 

@@ -9,14 +9,18 @@
 //! a NUL byte are binary and skipped; text in another encoding than UTF-8 (a legacy code page,
 //! UTF-16 or UTF-32 with a BOM) is searched as its decoded text, the text read_file shows
 //! ([`super::search::search_text`], shared with gg's search).
+//!
+//! Both count what their walk passed over ([`Skipped`]): folders they could not list,
+//! symbolic links that loop (no link is followed; glob counts those its pattern matches),
+//! files they could not open, non-accessible files, and ignore files not read.
 
 use std::cmp::Reverse;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use encoding_rs::Encoding;
 use globset::GlobBuilder;
@@ -28,7 +32,8 @@ use super::search::{TextSink, search_text};
 use ignore::WalkState;
 use ignore::overrides::{Override, OverrideBuilder};
 
-use crate::access::ignore::IgnoreFiles;
+use crate::access::ignore::{IgnoreFiles, Links};
+use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::surface::CallContext;
@@ -41,6 +46,15 @@ pub struct GlobHit {
     pub path: PathBuf,
     /// Its modification time (the epoch when unknown).
     pub modified: SystemTime,
+}
+
+/// What a glob found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GlobOutcome {
+    /// The matching files, newest first (ties in path order).
+    pub hits: Vec<GlobHit>,
+    /// What the walk passed over.
+    pub skipped: Skipped,
 }
 
 /// How a glob matches.
@@ -69,7 +83,7 @@ pub fn glob(
     ignore: &IgnoreFiles,
     options: GlobOptions,
     ctx: &CallContext,
-) -> Result<Vec<GlobHit>> {
+) -> Result<GlobOutcome> {
     let literal = pattern.trim_start_matches("./");
     let matcher = GlobBuilder::new(literal)
         .literal_separator(true)
@@ -90,51 +104,70 @@ pub fn glob(
     let hits: Mutex<Vec<GlobHit>> = Mutex::new(Vec::new());
     let quit = AtomicBool::new(false);
     let root = dir.path.as_path();
-    access.walk_parallel_with(root, None, ignore).run(|| {
-        let (hits, quit, matcher) = (&hits, &quit, &matcher);
-        Box::new(move |entry| {
-            if quit.load(Ordering::Relaxed) {
-                return WalkState::Quit;
-            }
-            if ctx.is_cancelled() {
-                quit.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            ctx.tick(1, "files walked");
-            let Some(rel) = below(root, entry.path()) else {
-                return WalkState::Continue;
-            };
-            if !matcher.is_match(rel) && rel.to_str() != Some(literal) {
-                return WalkState::Continue;
-            }
-            if access.is_secret_path(entry.path()) {
-                return WalkState::Continue;
-            }
-            let modified = entry
-                .metadata()
-                .ok()
-                .and_then(|m| m.modified().ok())
-                .unwrap_or(SystemTime::UNIX_EPOCH);
-            if let Ok(mut hits) = hits.lock() {
-                hits.push(GlobHit {
-                    path: entry.into_path(),
-                    modified,
-                });
-            }
-            WalkState::Continue
-        })
-    });
+    let skips = Arc::new(Skips::default());
+    access
+        .walk_parallel_with(root, None, ignore, &skips)
+        .run(|| {
+            let (hits, quit, matcher, skips) = (&hits, &quit, &matcher, &skips);
+            Box::new(move |entry| {
+                if quit.load(Ordering::Relaxed) {
+                    return WalkState::Quit;
+                }
+                if ctx.is_cancelled() {
+                    quit.store(true, Ordering::Relaxed);
+                    return WalkState::Quit;
+                }
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        skips.walk_failed(&e);
+                        return WalkState::Continue;
+                    }
+                };
+                let link = entry.depth() > 0 && entry.file_type().is_some_and(|t| t.is_symlink());
+                if !link && !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                ctx.tick(1, "files walked");
+                let Some(rel) = below(root, entry.path()) else {
+                    return WalkState::Continue;
+                };
+                if !matcher.is_match(rel) && rel.to_str() != Some(literal) {
+                    return WalkState::Continue;
+                }
+                if link {
+                    // Never followed; one the pattern matches that loops is said to be passed over.
+                    if access.is_link_loop(entry.path()) {
+                        skips.symlink_loop();
+                    }
+                    return WalkState::Continue;
+                }
+                if access.is_secret_path(entry.path()) {
+                    skips.non_accessible();
+                    return WalkState::Continue;
+                }
+                let modified = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                if let Ok(mut hits) = hits.lock() {
+                    hits.push(GlobHit {
+                        path: entry.into_path(),
+                        modified,
+                    });
+                }
+                WalkState::Continue
+            })
+        });
     let mut hits = hits.into_inner().unwrap_or_default();
     // Newest first, ties in path order (as `Path`'s comparison orders them: component by
     // component), through keys made once per hit rather than per comparison.
     hits.sort_by_cached_key(|h| (Reverse(h.modified), path_key(&h.path)));
-    Ok(hits)
+    Ok(GlobOutcome {
+        hits,
+        skipped: skips.skipped(|p| access.display(p)),
+    })
 }
 
 /// A key whose byte order is `Path`'s order: the components joined by a NUL, which sorts
@@ -203,6 +236,8 @@ pub struct GrepOutcome {
     pub lines: Vec<GrepLine>,
     /// The search was cancelled before it finished: `total` counts only what was searched.
     pub cancelled: bool,
+    /// What the walk passed over.
+    pub skipped: Skipped,
 }
 
 /// Compiles `pattern` as a case-insensitive, line-oriented Rust regular expression.
@@ -295,12 +330,12 @@ pub fn grep(
         search_one(&target.path, file, &mut outcome);
         return Ok(outcome);
     }
-    for entry in access.walk_with(&target.path, None, ignore) {
+    let skips = Arc::new(Skips::default());
+    for entry in access.counted_walk(&target.path, None, ignore, &skips, Links::PassOver) {
         if ctx.is_cancelled() {
             outcome.cancelled = true;
             break;
         }
-        let Ok(entry) = entry else { continue };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -310,12 +345,21 @@ pub fn grep(
         {
             continue;
         }
-        let Ok(file) = access.open_walked(entry.path()) else {
+        if access.is_secret_path(entry.path()) {
+            skips.non_accessible();
             continue;
+        }
+        let file = match access.open_walked(entry.path()) {
+            Ok(file) => file,
+            Err(e) => {
+                skips.file_failed(&e);
+                continue;
+            }
         };
         ctx.tick(1, "files scanned");
         search_one(entry.path(), file, &mut outcome);
     }
+    outcome.skipped = skips.skipped(|p| access.display(p));
     Ok(outcome)
 }
 

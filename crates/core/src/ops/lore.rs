@@ -121,8 +121,9 @@ fn scalar(value: &Yaml) -> Option<String> {
 
 /// Reads every lore file under the library folder `library` (a path as configured), through
 /// the access layer. Entries whose names start with `.` and artifact folders (saved tool
-/// output, see `access::ignore::ARTIFACT_DIRS`) are not walked. Files that cannot be read are
-/// reported in the warnings.
+/// output, see `access::ignore::ARTIFACT_DIRS`) are not walked. Folders that cannot be listed,
+/// files that cannot be read, and symbolic links that loop or cannot be followed (one leading
+/// outside the roots) are reported in the warnings.
 pub fn load(access: &Access, library: &Path) -> Result<(Vec<Lore>, Vec<String>)> {
     let raw = library.to_string_lossy();
     let root = access.resolve(&raw)?;
@@ -172,8 +173,19 @@ fn walk(
             continue;
         }
         let child_path = dir.path.join(&entry.name);
-        let Ok(child) = access.resolve(&child_path.to_string_lossy()) else {
+        let shown = access.display(&child_path);
+        if matches!(entry.kind, EntryKind::Symlink { .. }) && access.is_link_loop(&child_path) {
+            warnings.push(format!(
+                "{shown} was skipped: it is a symbolic link that leads round in a loop"
+            ));
             continue;
+        }
+        let child = match access.resolve(&child_path.to_string_lossy()) {
+            Ok(child) => child,
+            Err(e) => {
+                warnings.push(format!("{shown} was skipped: {}", e.message));
+                continue;
+            }
         };
         let (is_dir, is_file, len) = match entry.kind {
             EntryKind::Dir => (true, false, 0),

@@ -9,9 +9,14 @@
 //! the edits use), so a match is the text a read shows, on the line a read counts. Only a file
 //! that fails UTF-8 validation is decoded; validation runs over bytes already in memory, or as
 //! a streamed file passes through the searcher.
+//!
+//! What the search passed over is counted ([`Skipped`]): folders it could not list, files it
+//! could not open, symbolic links that loop (no link is followed), non-accessible files, and
+//! ignore files not read.
 
 use std::io::{self, Read, Seek};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use encoding_rs::Encoding;
@@ -21,8 +26,9 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
 use super::ordered;
+use crate::access::ignore::{IgnoreFiles, Links};
 use crate::access::listings::WalkedFile;
-use crate::access::walkdir::OpenDir;
+use crate::access::walkdir::{OpenDir, Skipped, Skips};
 use crate::access::{Access, Resolved, fs};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::DECODE_MAX;
@@ -64,8 +70,9 @@ pub struct Match {
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SearchOutcome {
-    /// Matches in path order, then line order; at most `limit` of them.
-    Matches(Vec<Match>),
+    /// Matches in path order, then line order; at most `limit` of them; and what the walk
+    /// passed over on the way to them.
+    Matches(Vec<Match>, Skipped),
     /// The root itself is excluded by the ignore rule, so nothing under it is scanned.
     IgnoredRoot,
 }
@@ -135,30 +142,38 @@ pub fn search(
         return Ok(SearchOutcome::IgnoredRoot);
     }
     if options.limit == 0 {
-        return Ok(SearchOutcome::Matches(Vec::new()));
+        return Ok(SearchOutcome::Matches(Vec::new(), Skipped::default()));
     }
     // Matches taken in path order, and the files taken so far.
     let mut found: Vec<Match> = Vec::new();
     let mut files = 0u64;
     // A folder under the working directory is walked on listings kept from the last search
     // (see `access::listings`); anything else by a walk of its own.
+    let skips = Arc::new(Skips::default());
     let listed = if meta.is_dir {
-        access.listed_walk(&target.path)
+        access.counted_listed_walk(&target.path, &skips)
     } else {
         None
     };
     let walk: Box<dyn Iterator<Item = Item>> = match listed {
         Some(walk) => Box::new(walk.map(Item::Listed)),
-        None => Box::new(
-            access
-                .sorted_walk(&target.path, None)
-                .filter_map(std::result::Result::ok)
-                .filter(|entry| {
-                    entry.file_type().is_some_and(|t| t.is_file())
-                        && !access.is_secret_path(entry.path())
-                })
-                .map(|entry| Item::Walked(entry.into_path())),
-        ),
+        None => {
+            let files = IgnoreFiles::standard();
+            let secrets = Arc::clone(&skips);
+            Box::new(
+                access
+                    .counted_walk(&target.path, None, &files, &skips, Links::PassOver)
+                    .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+                    .filter(move |entry| {
+                        let secret = access.is_secret_path(entry.path());
+                        if secret {
+                            secrets.non_accessible();
+                        }
+                        !secret
+                    })
+                    .map(|entry| Item::Walked(entry.into_path())),
+            )
+        }
     };
     let stop = AtomicBool::new(false);
     let ended =
@@ -178,6 +193,9 @@ pub fn search(
             |searched| {
                 ctx.tick(1, "files scanned");
                 files += 1;
+                if let Searched::Unreadable(e) = &searched {
+                    skips.file_failed(e);
+                }
                 if let Searched::Lines(path, lines) = searched {
                     let path = access.display(&path);
                     let room = options.limit - found.len();
@@ -205,7 +223,10 @@ pub fn search(
         ));
     }
     found.truncate(options.limit);
-    Ok(SearchOutcome::Matches(found))
+    Ok(SearchOutcome::Matches(
+        found,
+        skips.skipped(|p| access.display(p)),
+    ))
 }
 
 /// Files up to this size are read whole and searched as one slice; larger ones are streamed.
@@ -238,8 +259,10 @@ impl Item {
 
 /// What a worker found in one file.
 enum Searched {
-    /// Not text, unreadable, or without a match.
+    /// Not text, or without a match.
     Nothing,
+    /// The file could not be opened.
+    Unreadable(io::Error),
     /// The file's matching lines (at most `limit`), with its path.
     Lines(PathBuf, Vec<(u64, String, usize)>),
 }
@@ -261,27 +284,33 @@ impl Worker<'_> {
     /// one kept from the previous file when it lies in the same folder (as most files of a
     /// batch do). Gives its length when it is known without asking (see
     /// [`Access::open_walked_at`]).
-    fn open(&mut self, item: &Item) -> Option<(std::fs::File, Option<u64>)> {
+    fn open(&mut self, item: &Item) -> io::Result<(std::fs::File, Option<u64>)> {
+        let nameless = || io::Error::from(io::ErrorKind::InvalidInput);
         let (folder, name, dir) = match item {
             Item::Listed(file) => (file.folder_path(), file.name(), file.dir()),
-            Item::Walked(path) => (path.parent()?, path.file_name()?, None),
+            Item::Walked(path) => (
+                path.parent().ok_or_else(nameless)?,
+                path.file_name().ok_or_else(nameless)?,
+                None,
+            ),
         };
         if let Some(dir) = dir {
-            return self.access.open_walked_at(dir, name).ok();
+            return self.access.open_walked_at(dir, name);
         }
-        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
-            self.folder = None;
-            let dir = self.access.open_walked_dir(folder).ok()?;
-            self.folder = Some((folder.to_path_buf(), dir));
-        }
-        let (_, dir) = self.folder.as_ref()?;
-        self.access.open_walked_at(dir, name).ok()
+        let dir = match self.folder.take() {
+            Some((open, dir)) if open == folder => dir,
+            _ => self.access.open_walked_dir(folder)?,
+        };
+        let opened = self.access.open_walked_at(&dir, name);
+        self.folder = Some((folder.to_path_buf(), dir));
+        opened
     }
 
     /// Searches one walked file for up to `options.limit` matching lines.
     fn search(&mut self, item: &Item) -> Searched {
-        let Some((mut file, len)) = self.open(item) else {
-            return Searched::Nothing;
+        let (mut file, len) = match self.open(item) {
+            Ok(opened) => opened,
+            Err(e) => return Searched::Unreadable(e),
         };
         let (want, max_chars) = (self.options.limit, self.options.max_line_chars);
         let sink = search_text(
@@ -555,7 +584,8 @@ mod tests {
         let (_dir, access) = tree_of(300);
         let root = access.resolve(".").unwrap();
         let ctx = CallContext::default();
-        let SearchOutcome::Matches(found) = search(&access, &root, "needle", &all(), &ctx).unwrap()
+        let SearchOutcome::Matches(found, _) =
+            search(&access, &root, "needle", &all(), &ctx).unwrap()
         else {
             panic!("not searched");
         };
@@ -568,7 +598,8 @@ mod tests {
             limit: 5,
             ..Default::default()
         };
-        let SearchOutcome::Matches(first) = search(&access, &root, "needle", &five, &ctx).unwrap()
+        let SearchOutcome::Matches(first, _) =
+            search(&access, &root, "needle", &five, &ctx).unwrap()
         else {
             panic!("not searched");
         };
@@ -632,7 +663,7 @@ mod tests {
                 limit,
                 ..Default::default()
             };
-            let SearchOutcome::Matches(found) =
+            let SearchOutcome::Matches(found, _) =
                 search(&access, &root, "needle", &options, &CallContext::default()).unwrap()
             else {
                 panic!("not searched");
@@ -669,7 +700,7 @@ mod tests {
         .unwrap();
         for access in [Access::new(dir.path()).unwrap(), Access::jailed(jail)] {
             let root = access.resolve(".").unwrap();
-            let SearchOutcome::Matches(found) =
+            let SearchOutcome::Matches(found, _) =
                 search(&access, &root, "^needle", &all(), &CallContext::default()).unwrap()
             else {
                 panic!("not searched");
@@ -697,7 +728,7 @@ mod tests {
         }
         let access = Access::new(dir.path()).unwrap();
         let root = access.resolve(".").unwrap();
-        let SearchOutcome::Matches(found) =
+        let SearchOutcome::Matches(found, _) =
             search(&access, &root, "needle", &all(), &CallContext::default()).unwrap()
         else {
             panic!("not searched");

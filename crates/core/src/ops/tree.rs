@@ -1,11 +1,15 @@
 //! The directory tree beneath a root, depth-bounded, under the ignore rule, produced lazily:
-//! a consumer that stops early stops the walk, so the cost follows what is shown.
+//! a consumer that stops early stops the walk, so the cost follows what is shown. Links are
+//! shown, never followed; what the walk could not show (a folder it could not list, an ignore
+//! file it did not read) is counted, for the tree to say once it is done
+//! ([`TreeIter::skipped`]).
 
 use std::collections::VecDeque;
-
-use ignore::Walk;
+use std::sync::Arc;
 
 use super::list::Kind;
+use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
+use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::Result;
 use crate::surface::CallContext;
@@ -46,9 +50,12 @@ pub fn tree<'a>(
         return Ok(TreeOutcome::IgnoredRoot);
     }
     let depth = depth.max(1);
+    let skips = Arc::new(Skips::default());
+    let files = IgnoreFiles::standard();
     Ok(TreeOutcome::Nodes(Box::new(TreeIter {
         access,
-        walk: access.sorted_walk(&target.path, Some(depth + 1)),
+        walk: access.counted_walk(&target.path, Some(depth + 1), &files, &skips, Links::Yield),
+        skips,
         depth,
         pending: None,
         ready: VecDeque::new(),
@@ -57,11 +64,21 @@ pub fn tree<'a>(
     })))
 }
 
+impl TreeIter<'_> {
+    /// What the walk has passed over so far: folders it could not list (counted only when
+    /// within the depth shown; those one level below it are only counted into) and ignore
+    /// files it did not read.
+    pub fn skipped(&self) -> Skipped {
+        self.skips.skipped(|p| self.access.display(p))
+    }
+}
+
 /// The lazy walk behind [`tree`]. It reads one level past the bound, only to count what the
 /// directories at the bound hold.
 pub struct TreeIter<'a> {
     access: &'a Access,
-    walk: Walk,
+    walk: CountedWalk<'a>,
+    skips: Arc<Skips>,
     depth: usize,
     /// A directory at the bound whose entries are still being counted.
     pending: Option<Node>,
@@ -86,8 +103,8 @@ impl Iterator for TreeIter<'_> {
                 return self.pending.take();
             };
             self.ctx.tick(1, "entries read");
-            // An unreadable entry is left out rather than failing the whole tree.
-            let Ok(entry) = entry else { continue };
+            // An unreadable folder is shown without its entries (and counted by the walk)
+            // rather than failing the whole tree.
             let depth = entry.depth();
             if depth == 0 {
                 continue;

@@ -41,6 +41,9 @@
 //! `truncated`. Every accepted match is charged its bytes (path, plus line text and context
 //! lines for a line match) against `budget_bytes`; a match that does not fit ends the whole
 //! search with `truncated`. The walk stops as soon as neither list can change any more.
+//!
+//! **Skipped.** What the walk passed over is counted in [`Found::skipped`]: folders it could
+//! not open or list, symbolic links that loop, and non-accessible files and folders.
 
 mod walk;
 
@@ -53,6 +56,7 @@ use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::ordered;
+use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved, fs};
 use crate::error::{Result, ToolError};
 use crate::surface::CallContext;
@@ -133,6 +137,8 @@ pub struct Found {
     pub paths: Vec<String>,
     /// Whether a cap or the byte budget cut either list.
     pub truncated: bool,
+    /// What the walk passed over.
+    pub skipped: Skipped,
 }
 
 /// A compiled search, ready to run over any target.
@@ -226,13 +232,16 @@ impl Finder {
             large: &large,
         };
         if !meta.is_dir {
-            if let Some(task) = walk::task(self, access, excludes, target.path.clone(), None) {
+            let file = (target.path.clone(), None);
+            if let Some(task) = walk::task(self, access, excludes, file, None) {
                 run.take(searcher().search(task));
             }
             return Ok(run.found);
         }
         let listing_error = |e: std::io::Error| ToolError::from_io(&e, "search", &target.shown);
-        let walk = walk::Walk::new(self, access, excludes, target, call).map_err(listing_error)?;
+        let skips = Skips::default();
+        let walk = walk::Walk::new(self, access, excludes, target, (call, &skips))
+            .map_err(listing_error)?;
         let stop = AtomicBool::new(false);
         let ended = ordered::run(
             walk,
@@ -253,6 +262,7 @@ impl Finder {
         if ended == ordered::Ended::Cancelled {
             run.found.truncated = true;
         }
+        run.found.skipped = skips.skipped(|p| p.to_string_lossy().into_owned());
         Ok(run.found)
     }
 }

@@ -2,14 +2,16 @@
 //! each directory listed and each file opened relative to its parent's handle. It yields the
 //! files that pass the filters (secrets, default-exclude noise, include and exclude globs), each
 //! with whether its path matches the query. Artifact folders (saved tool output) below the
-//! target are not entered.
+//! target are not entered. What it passes over it counts in its [`Skips`]: folders it cannot
+//! open or list, symbolic links that loop (no link is followed), and non-accessible files and
+//! folders.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Finder;
-use crate::access::walkdir::{HandleBudget, HeldDir, WalkKind};
+use crate::access::walkdir::{HandleBudget, HeldDir, Skips, WalkKind};
 use crate::access::{Access, Resolved};
 use crate::surface::CallContext;
 
@@ -26,15 +28,22 @@ pub(super) struct Task {
     pub(super) path_match: bool,
 }
 
-/// The file at `path` as a task, unless a filter leaves it out.
+/// The file at `path` as a task, unless a filter leaves it out; a non-accessible one is
+/// counted in `skips`, when given.
 pub(super) fn task(
     finder: &Finder,
     access: &Access,
     excludes: bool,
-    path: PathBuf,
-    dir: Option<Arc<HeldDir>>,
+    (path, dir): (PathBuf, Option<Arc<HeldDir>>),
+    skips: Option<&Skips>,
 ) -> Option<Task> {
-    if access.is_secret_path(&path) || (excludes && access.is_excluded_path(&path, false)) {
+    if access.is_secret_path(&path) {
+        if let Some(skips) = skips {
+            skips.non_accessible();
+        }
+        return None;
+    }
+    if excludes && access.is_excluded_path(&path, false) {
         return None;
     }
     let rel = root_relative(access, &path);
@@ -66,16 +75,17 @@ pub(super) struct Walk<'a> {
     call: &'a CallContext,
     stack: Vec<Level>,
     handles: HandleBudget,
+    skips: &'a Skips,
 }
 
 impl<'a> Walk<'a> {
-    /// A walk of the directory `target`.
+    /// A walk of the directory `target`, counting what it passes over in `skips`.
     pub(super) fn new(
         finder: &'a Finder,
         access: &'a Access,
         excludes: bool,
         target: &Resolved,
-        call: &'a CallContext,
+        (call, skips): (&'a CallContext, &'a Skips),
     ) -> std::io::Result<Walk<'a>> {
         let root = access.open_dir(target)?;
         let entries = root.sorted_kinds()?;
@@ -91,6 +101,7 @@ impl<'a> Walk<'a> {
                 entries: entries.into_iter(),
             }],
             handles,
+            skips,
         })
     }
 
@@ -98,23 +109,29 @@ impl<'a> Walk<'a> {
     /// left out or cannot be read.
     fn enter(&mut self, name: &OsString, path: PathBuf) -> Option<Level> {
         let access = self.access;
-        if access.is_secret_path(&path)
-            || (self.excludes && access.is_excluded_path(&path, true))
-            || access.is_artifact_dir(&path)
+        if access.is_secret_path(&path) {
+            self.skips.non_accessible();
+            return None;
+        }
+        if (self.excludes && access.is_excluded_path(&path, true)) || access.is_artifact_dir(&path)
         {
             return None;
         }
         // A folder is named to the jail in the escaped form, which any name has.
         let raw = crate::text::names::show_path(&path);
         let top = self.stack.last()?;
-        let dir = match &top.dir {
-            Some(dir) => dir.subdir(name).ok()?,
-            None => access
-                .resolve(&raw)
-                .ok()
-                .and_then(|dir| access.open_dir(&dir).ok())?,
+        let opened = match &top.dir {
+            Some(dir) => dir.subdir(name),
+            None => access.resolve(&raw).map_err(|e| std::io::Error::other(e.message)).and_then(|dir| access.open_dir(&dir)),
         };
-        let entries = dir.sorted_kinds().ok()?;
+        let listed = opened.and_then(|dir| Ok((dir.sorted_kinds()?, dir)));
+        let (entries, dir) = match listed {
+            Ok(listed) => listed,
+            Err(e) => {
+                self.skips.folder_failed(&e);
+                return None;
+            }
+        };
         // Past the budget the shallowest level lets go of its handle (once no file of it is in
         // flight, the budget has room): a deep chain of folders keeps opening each from its
         // parent, rather than resolving ever longer paths through the jail.
@@ -149,8 +166,9 @@ impl Iterator for Walk<'_> {
             match kind {
                 WalkKind::File => {
                     self.call.tick(1, "files scanned");
-                    let dir = top.dir.clone();
-                    if let Some(task) = task(self.finder, self.access, self.excludes, path, dir) {
+                    let file = (path, top.dir.clone());
+                    let skips = Some(self.skips);
+                    if let Some(task) = task(self.finder, self.access, self.excludes, file, skips) {
                         return Some(task);
                     }
                 }
@@ -160,6 +178,12 @@ impl Iterator for Walk<'_> {
                     };
                     // A level without a handle opens its folders and files through the jail.
                     self.stack.push(level);
+                }
+                WalkKind::Link => {
+                    // Never followed; one that loops is said to be passed over.
+                    if self.access.is_link_loop(&path) {
+                        self.skips.symlink_loop();
+                    }
                 }
                 WalkKind::Other => {}
             }

@@ -18,9 +18,14 @@
 //!   `long_line_matches` (path, line, byte column in the whole line, the line's length), so a
 //!   hit deep in a minified bundle is never reported absent. Each such line costs its path in
 //!   the budget.
+//! - `skipped` (fsgate's field, absent when empty) counts what the walk passed over: folders
+//!   it could not open or list, symbolic links that loop, non-accessible files and folders.
 
 use super::Ctx;
-use super::wire::{ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput};
+use super::wire::{
+    ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput, SkippedInfo,
+};
+use crate::access::walkdir::Skipped;
 use crate::error::{Result, ToolError};
 use crate::ops::find::{FindOptions, Finder};
 
@@ -94,7 +99,20 @@ pub(super) fn call(ctx: &Ctx<'_>, input: SearchInput) -> Result<SearchOutput> {
             .map(|path| PathMatch { path })
             .collect(),
         truncated: found.truncated,
+        skipped: skipped_info(&found.skipped),
     })
+}
+
+/// The `skipped` field of a walk that passed over `skipped`; `None` when it passed over
+/// nothing the field counts.
+pub(super) fn skipped_info(skipped: &Skipped) -> Option<SkippedInfo> {
+    let info = SkippedInfo {
+        unreadable_folders: to_u32(skipped.unreadable_folders),
+        symlink_loops: to_u32(skipped.symlink_loops),
+        non_accessible: to_u32(skipped.non_accessible),
+    };
+    let any = info.unreadable_folders > 0 || info.symlink_loops > 0 || info.non_accessible > 0;
+    any.then_some(info)
 }
 
 /// Checks a context-lines knob (unset is 0).

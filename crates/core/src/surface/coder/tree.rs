@@ -1,12 +1,14 @@
 //! tree: a recursive snapshot of a folder, bounded by max_depth (the root is depth 0) and by
 //! per_folder_limit children per folder. Folders left unentered say why in `truncated`: the
 //! limit (with the folder's total and a pointer to list-folder), the depth bound (without
-//! peeking inside), or the default-exclude noise filter. Links are nodes, never followed.
+//! peeking inside), the default-exclude noise filter, or (reason "unreadable") a folder that
+//! could not be listed, which `skipped` also counts. Links are nodes, never followed.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use super::list::{describe, require_dir, sorted};
-use super::wire::{EntryKind, TreeInput, TreeNode, TreeOutput, TruncationInfo};
+use super::wire::{EntryKind, SkippedInfo, TreeInput, TreeNode, TreeOutput, TruncationInfo};
 use super::{Ctx, canonical};
 use crate::access::{self, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -30,6 +32,7 @@ pub(super) fn call(ctx: &Ctx<'_>, input: TreeInput) -> Result<TreeOutput> {
         max_depth: input.max_depth.unwrap_or(limits.tree_default_depth),
         per_folder_limit,
         excludes: input.use_default_excludes,
+        unreadable: Cell::new(0),
     };
     let base = ctx.base(input.base_dir.as_deref())?;
     let target = ctx.resolve(&input.path, base.as_ref())?;
@@ -66,9 +69,14 @@ pub(super) fn call(ctx: &Ctx<'_>, input: TreeInput) -> Result<TreeOutput> {
         root.children = Some(children);
         root.truncated = truncated;
     }
+    let unreadable = walk.unreadable.get();
     Ok(TreeOutput {
         path: canonical(&target),
         root,
+        skipped: (unreadable > 0).then(|| SkippedInfo {
+            unreadable_folders: unreadable,
+            ..SkippedInfo::default()
+        }),
     })
 }
 
@@ -77,6 +85,8 @@ struct Walk<'a, 'c> {
     max_depth: u32,
     per_folder_limit: u32,
     excludes: bool,
+    /// Folders below the root that could not be listed.
+    unreadable: Cell<u32>,
 }
 
 fn count(n: usize) -> u32 {
@@ -152,13 +162,21 @@ impl Walk<'_, '_> {
             return node;
         }
         // The name in its escaped form resolves back to the folder; one that cannot be read is
-        // shown without children.
-        let Ok(child) = access.resolve_from(&show_name(&entry.name), folder) else {
-            return node;
+        // shown without children, flagged and counted.
+        let listed = match access.resolve_from(&show_name(&entry.name), folder) {
+            Ok(child) => self.children(&child, depth),
+            Err(e) => Err(std::io::Error::other(e.message)),
         };
-        if let Ok((children, truncated)) = self.children(&child, depth) {
-            node.children = Some(children);
-            node.truncated = truncated;
+        match listed {
+            Ok((children, truncated)) => {
+                node.children = Some(children);
+                node.truncated = truncated;
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound) => {}
+            Err(e) => {
+                self.unreadable.set(self.unreadable.get().saturating_add(1));
+                node.truncated = Some(unreadable(&path, &e));
+            }
         }
         node
     }
@@ -189,6 +207,16 @@ impl Walk<'_, '_> {
             shown: 0,
             total: None,
         }
+    }
+}
+
+/// The truncation of a folder that could not be listed.
+fn unreadable(path: &Path, e: &std::io::Error) -> TruncationInfo {
+    TruncationInfo {
+        hint: format!("not entered: {} could not be listed: {e}", path.display()),
+        reason: "unreadable".to_string(),
+        shown: 0,
+        total: None,
     }
 }
 

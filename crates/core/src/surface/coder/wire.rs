@@ -274,6 +274,9 @@ pub struct SearchOutput {
     pub long_line_matches: Vec<LongLineMatch>,
     /// Matching paths.
     pub path_matches: Vec<PathMatch>,
+    /// What the walk passed over without searching it; absent when it passed over nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<SkippedInfo>,
     /// Whether results were cut by max_matches or the response budget.
     pub truncated: bool,
 }
@@ -289,6 +292,18 @@ pub struct LongLineMatch {
     pub line_bytes: u64,
     /// Absolute path of the file.
     pub path: String,
+}
+
+/// What a walk passed over without showing or searching it (fsgate's addition to the coder
+/// worker's responses).
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+pub struct SkippedInfo {
+    /// Files and folders matching non_accessible_globs, left out.
+    pub non_accessible: u32,
+    /// Symbolic links that lead round in a loop (no walk follows a link).
+    pub symlink_loops: u32,
+    /// Folders that could not be opened or listed (permission denied, most often).
+    pub unreadable_folders: u32,
 }
 
 /// A matching line.
@@ -683,6 +698,10 @@ pub struct TreeOutput {
     pub path: String,
     /// The root node.
     pub root: TreeNode,
+    /// What the walk passed over (folders it could not list, each also flagged `truncated`
+    /// with reason "unreadable"); absent when it passed over nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<SkippedInfo>,
 }
 
 /// A node of the snapshot.
@@ -711,7 +730,8 @@ pub struct TreeNode {
 pub struct TruncationInfo {
     /// What to do to see the rest.
     pub hint: String,
-    /// "per_folder_limit", "max_depth" or "default_exclude".
+    /// "per_folder_limit", "max_depth", "default_exclude", "artifact_folder" or
+    /// "unreadable".
     pub reason: String,
     /// Children returned.
     pub shown: u32,

@@ -1,11 +1,14 @@
 //! search's text: one `path:line:text` line per match, a line over the cut annotated in place
-//! as `text (N more chars...)`.
+//! as `text (N more chars...)`; when the walk passed over something (a folder it could not
+//! list, a symbolic link that loops, an ignore file it did not read), one closing line says
+//! what: `[skipped: 1 unreadable folder, 2 symlink loops]`.
 
+use crate::access::walkdir::Skipped;
 use crate::ops::search::SearchOutcome;
 
 pub(super) fn render(query: &str, path: Option<&str>, outcome: SearchOutcome) -> String {
-    let matches = match outcome {
-        SearchOutcome::Matches(m) => m,
+    let (matches, skipped) = match outcome {
+        SearchOutcome::Matches(m, skipped) => (m, skipped),
         SearchOutcome::IgnoredRoot => {
             return format!(
                 "No matches: {} is excluded by the workspace's ignore files (.gitignore, .ignore \
@@ -20,7 +23,7 @@ pub(super) fn render(query: &str, path: Option<&str>, outcome: SearchOutcome) ->
             Some(p) => p.to_string(),
             None => "the workspace".to_string(),
         };
-        return format!("No matches for {query} in {place}.");
+        return format!("No matches for {query} in {place}.{}", closing(&skipped));
     }
     let mut out = String::new();
     for m in &matches {
@@ -35,5 +38,14 @@ pub(super) fn render(query: &str, path: Option<&str>, outcome: SearchOutcome) ->
         out.push('\n');
     }
     out.pop();
+    out.push_str(&closing(&skipped));
     out
+}
+
+/// The closing line of a walk that passed over something, with the line break before it;
+/// empty when it passed over nothing.
+pub(super) fn closing(skipped: &Skipped) -> String {
+    skipped
+        .describe()
+        .map_or_else(String::new, |what| format!("\n[skipped: {what}]"))
 }

@@ -14,7 +14,10 @@
 //!
 //! **Output.** A header line (`Results A-B of N.` or `Results A-B of at least B+1.`, followed by
 //! `More results: ... offset=B.` whenever results after B exist, and a sentence when the inline
-//! limit ended the page), for content searches the scan counts, then the results:
+//! limit ended the page), for content searches the scan counts, when the walk passed over
+//! something (a folder it could not list, a symbolic link that loops, an ignore file it did
+//! not read) a line saying what (`Passed over by the walk: 1 unreadable folder.`), then the
+//! results:
 //! `path:line:text` for matching lines and `path-line-text` for context lines, blocks separated
 //! by `--`. A line's text is at most 240 bytes; when the match lies beyond the cut, the shown
 //! window moves to keep it visible, with `…` on each cut side. Matched and context lines are
@@ -39,6 +42,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
 use regex::bytes::Regex as BytesRegex;
@@ -48,8 +52,9 @@ use super::super::ToolOutput;
 use super::super::args::Args;
 use super::Call;
 use super::policy::{Op, protected};
+use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
 use crate::access::listings::WalkedFile;
-use crate::access::walkdir::OpenDir;
+use crate::access::walkdir::{OpenDir, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::artifacts;
@@ -328,8 +333,9 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     };
     let shown_root = ws_root.clone();
     let shown = std::rc::Rc::new(move |p: &Path| display(&shown_root, p));
+    let skips = Arc::new(Skips::default());
     let listed = if meta.is_dir && !access.is_ignored(&root, true) {
-        access.listed_walk(&root)
+        access.counted_listed_walk(&root, &skips)
     } else {
         None
     };
@@ -371,8 +377,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         });
         Box::new(walk)
     } else if meta.is_dir {
-        let walk = walk(access, &root).filter_map(move |entry| {
-            let entry = entry.ok()?;
+        let walk = walk(access, &root, &skips).filter_map(move |entry| {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return None;
             }
@@ -468,6 +473,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Target::Files => None,
     };
     let inline = usize::try_from(call.pico.config().max_inline_result_chars).unwrap_or(usize::MAX);
+    let walked = skips.skipped(|p| display(call.ws.root(), p)).describe();
     Ok(ToolOutput::text(render(
         &page,
         &scan,
@@ -476,6 +482,7 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             mode,
             context,
             inline,
+            walked,
         },
         display_regex.as_ref(),
     )))
@@ -499,25 +506,15 @@ fn display(ws_root: &Path, path: &Path) -> String {
     }
 }
 
-/// The walk of `root` under the ignore rule. A root the rule itself excludes was named
-/// explicitly, so it is walked with only the ignore files found beneath it.
-fn walk(access: &Access, root: &Path) -> ignore::Walk {
-    if !access.is_ignored(root, true) {
-        return access.sorted_walk(root, None);
-    }
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .parents(false)
-        .ignore(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| e.file_name() != ".git");
-    builder.build()
+/// The walk of `root` under the ignore rule, counting what it passes over in `skips`. A root
+/// the rule itself excludes was named explicitly, so it is walked with only the ignore files
+/// found beneath it.
+fn walk<'a>(access: &'a Access, root: &Path, skips: &Arc<Skips>) -> CountedWalk<'a> {
+    let files = IgnoreFiles {
+        only_beneath: access.is_ignored(root, true),
+        ..IgnoreFiles::standard()
+    };
+    access.counted_walk(root, None, &files, skips, Links::PassOver)
 }
 
 /// Scans one file; `false` when the page is complete and the search should stop.
@@ -764,6 +761,8 @@ struct Shape {
     context: u64,
     /// The most characters of the result (`tools.max_inline_result_chars`).
     inline: usize,
+    /// What the walk passed over, in words (`None`: nothing).
+    walked: Option<String>,
 }
 
 fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>) -> String {
@@ -772,9 +771,13 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
         mode,
         context,
         inline,
+        ref walked,
     } = *shape;
     let content = target == Target::Content;
-    let scanned = if content {
+    let walked = walked
+        .as_ref()
+        .map(|what| format!("Passed over by the walk: {what}."));
+    let mut scanned = if content {
         let mut details = Vec::new();
         if scan.binary > 0 {
             details.push(format!("{} binary", scan.binary));
@@ -812,11 +815,19 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
     } else {
         String::new()
     };
+    if let Some(walked) = walked {
+        if !scanned.is_empty() {
+            scanned.push('\n');
+        }
+        scanned.push_str(&walked);
+    }
     if page.seen == 0 {
         return if content {
             format!("No matches found. {scanned}")
-        } else {
+        } else if scanned.is_empty() {
             "No files matched.".to_string()
+        } else {
+            format!("No files matched.\n{scanned}")
         };
     }
     if page.items.is_empty() {
@@ -826,10 +837,10 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
             page.offset,
             page.seen,
             if page.seen == 1 { "" } else { "s" },
-            if content {
-                format!("\n{scanned}")
-            } else {
+            if scanned.is_empty() {
                 String::new()
+            } else {
+                format!("\n{scanned}")
             }
         );
     }
@@ -870,7 +881,7 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
                  inline result limit."
             ));
         }
-        if content {
+        if !scanned.is_empty() {
             h.push('\n');
             h.push_str(&scanned);
         }

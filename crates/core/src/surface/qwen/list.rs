@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::args::Args;
 use super::{Outcome, Qwen, resolve};
-use crate::access::ignore::IgnoreFiles;
+use crate::access::ignore::{IgnoreFiles, Links};
 use crate::access::{Access, EntryKind};
 use crate::surface::ToolOutput;
 
@@ -47,10 +47,10 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
     }
 
     // The entries each rule keeps: a one-level walk under that rule alone.
+    let skips = std::sync::Arc::new(crate::access::walkdir::Skips::default());
     let kept_by = |files: &IgnoreFiles| -> HashSet<OsString> {
         access
-            .walk_with(&target.path, Some(1), files)
-            .filter_map(Result::ok)
+            .counted_walk(&target.path, Some(1), files, &skips, Links::Yield)
             .filter(|e| e.depth() == 1)
             .map(|e| e.file_name().to_os_string())
             .collect()
@@ -142,8 +142,17 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
     if qwen_ignored > 0 {
         ignored.push(format!("{qwen_ignored} qwen-ignored"));
     }
-    if !ignored.is_empty() {
-        text.push_str(&format!("\n\n({})", ignored.join(", ")));
+    // An ignore file the jail would not let be read is said to be (see `access::ignore`).
+    let files = skips.skipped(|p| access.display(p)).ignore_files;
+    let mut notes = ignored.join(", ");
+    for (path, why) in files {
+        if !notes.is_empty() {
+            notes.push_str("; ");
+        }
+        notes.push_str(&format!("ignore file {path} not read: {why}"));
+    }
+    if !notes.is_empty() {
+        text.push_str(&format!("\n\n({notes})"));
     }
     Ok(ToolOutput::text(text))
 }

@@ -1,4 +1,6 @@
-//! glob and grep_search: their headers, lists and footers as Qwen Code writes them.
+//! glob and grep_search: their headers, lists and footers as Qwen Code writes them. When the
+//! walk passed over something (a folder it could not list, a symbolic link that loops, an
+//! ignore file it did not read), a last line says what: `(skipped: 1 unreadable folder)`.
 //!
 //! grep_search cuts each line it shows to [`MAX_LINE_CHARS`] characters, as read_file does
 //! (`... [truncated]`), so one long line (a minified bundle) cannot spend the 25,000-character
@@ -12,6 +14,7 @@ use super::args::Args;
 use super::read::MAX_LINE_CHARS;
 use super::{Outcome, Qwen, engine_error, resolve};
 use crate::access::Access;
+use crate::access::walkdir::Skipped;
 use crate::ops::glob::{self as engine, GlobOptions};
 use crate::surface::{CallContext, ToolOutput};
 
@@ -37,7 +40,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         Some(raw) => raw.to_string(),
         None => access.root().display().to_string(),
     };
-    let hits = engine::glob(
+    let found = engine::glob(
         access,
         &dir,
         pattern,
@@ -46,9 +49,10 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         ctx,
     )
     .map_err(|e| engine_error(access, &e, "Path"))?;
+    let (hits, skipped) = (found.hits, closing(&found.skipped));
     if hits.is_empty() {
         return Ok(ToolOutput::text(format!(
-            "No files found matching pattern \"{pattern}\" within {shown}"
+            "No files found matching pattern \"{pattern}\" within {shown}{skipped}"
         )));
     }
     let total = hits.len();
@@ -69,6 +73,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
             if omitted == 1 { "file" } else { "files" }
         ));
     }
+    text.push_str(&skipped);
     Ok(ToolOutput::text(text))
 }
 
@@ -103,9 +108,10 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     .map_err(|e| engine_error(access, &e, "Path"))?;
     let location = format!("in path \"{}\"", given.unwrap_or("."));
     let filter = glob.map_or_else(String::new, |g| format!(" (filter: \"{g}\")"));
+    let skipped = closing(&outcome.skipped);
     if outcome.total == 0 {
         return Ok(ToolOutput::text(format!(
-            "No matches found for pattern \"{pattern}\" {location}{filter}."
+            "No matches found for pattern \"{pattern}\" {location}{filter}.{skipped}"
         )));
     }
     let matcher = engine::compile_case_insensitive(pattern).ok();
@@ -137,7 +143,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     let omitted = outcome.total - included;
     Ok(ToolOutput::text(format!(
         "Found {} {} for pattern \"{pattern}\" {location}{filter}:\n---\n{body}\n---\n\n[{omitted} \
-         {} truncated] ...",
+         {} truncated] ...{skipped}",
         outcome.total,
         if outcome.total == 1 {
             "match"
@@ -146,6 +152,14 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
         },
         if omitted == 1 { "line" } else { "lines" }
     )))
+}
+
+/// The closing line of a walk that passed over something, after a blank line; empty when it
+/// passed over nothing.
+pub(super) fn closing(skipped: &Skipped) -> String {
+    skipped
+        .describe()
+        .map_or_else(String::new, |what| format!("\n\n(skipped: {what})"))
 }
 
 /// Characters shown before a match when a long line is shown from its match on.
