@@ -13,6 +13,7 @@
 mod aside;
 pub mod fs;
 pub mod grant;
+pub mod holes;
 pub mod ignore;
 pub mod jail;
 pub mod listings;
