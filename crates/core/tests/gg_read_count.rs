@@ -121,10 +121,14 @@ fn a_time_budget_of_zero_counts_nothing_past_the_window() {
         footer(&text),
         "[showing lines 1-100 of at least 101; continue with offset: 101]"
     );
-    // Reaching a window further on counts up to it (and perhaps a little past it).
+    // Reaching a window further on counts up to it (and past it when a counting thread runs
+    // ahead of the one holding the window's line).
     let text = read(&fx, json!({"path": "big.txt", "offset": 51}));
-    let n = at_least(footer(&text)).unwrap();
-    assert!((151..LINES).contains(&n), "{}", footer(&text));
+    let footer = footer(&text);
+    match at_least(footer) {
+        Some(n) => assert!((151..LINES).contains(&n), "{footer}"),
+        None => assert!(footer.contains(&format!(" of {LINES};")), "{footer}"),
+    }
 }
 
 #[test]
@@ -142,8 +146,12 @@ fn a_window_past_the_lines_counted_is_found_by_counting_on_to_it() {
     let shown = lines(400_000, 400_002);
     assert!(text.starts_with(&shown), "{text}");
     let footer = footer(&text);
-    let n = at_least(footer).unwrap_or_else(|| panic!("{footer}"));
-    assert!((400_003..=LINES).contains(&n), "{footer}");
+    // Counted up to the window, or (when a counting thread ran ahead) to the end.
+    if let Some(n) = at_least(footer) {
+        assert!((400_003..=LINES).contains(&n), "{footer}");
+    } else {
+        assert!(footer.contains(&format!(" of {LINES};")), "{footer}");
+    }
     assert!(
         footer.ends_with("; continue with offset: 400003]"),
         "{footer}"

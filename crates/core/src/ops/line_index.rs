@@ -18,7 +18,7 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::access::holes::{self, Holes};
@@ -368,12 +368,13 @@ impl<'a> Count<'a> {
             limit,
             deadline,
             target,
-            next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            claimed: AtomicU64::new(0),
             spent: AtomicU64::new(0),
             seen: AtomicU64::new(0),
             slots: Mutex::new(Slots {
                 slots: vec![Slot::Pending; segments],
+                next: 0,
                 prefix: 0,
                 newlines: 0,
             }),
@@ -483,13 +484,17 @@ enum Slot {
 
 struct Slots {
     slots: Vec<Slot>,
+    /// The next segment to take.
+    next: usize,
     /// Segments `0..prefix` are all done.
     prefix: usize,
     /// The newlines in them.
     newlines: u64,
 }
 
-/// One extension of a count, shared by its threads: each takes the next segment not taken.
+/// One extension of a count, shared by its threads: each takes the next segment not taken,
+/// with its share of the byte budget claimed in segment order, so the segment the count's
+/// prefix waits for always has budget.
 struct Work<'a> {
     file: &'a File,
     holes: Holes,
@@ -501,9 +506,10 @@ struct Work<'a> {
     deadline: Option<Instant>,
     /// Stop once the done prefix holds this many newlines.
     target: Option<u64>,
-    next: AtomicUsize,
     stop: AtomicBool,
-    /// Data bytes read (or reserved for the read under way).
+    /// Bytes of the budget claimed by segments taken and not yet given back.
+    claimed: AtomicU64,
+    /// Data bytes read.
     spent: AtomicU64,
     /// Bytes dealt with: read, or skipped as holes.
     seen: AtomicU64,
@@ -513,14 +519,7 @@ struct Work<'a> {
 impl Work<'_> {
     fn run(&self) -> Result<(), CountError> {
         let mut buf = vec![0u8; COUNT_BUF];
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let j = self.next.fetch_add(1, Ordering::Relaxed);
-            if j >= self.segments {
-                return Ok(());
-            }
+        while let Some((j, mut grant)) = self.take() {
             let end = self.bounds.end_of(j);
             let mut pos = self.bounds.start_of(j);
             let mut newlines = 0u64;
@@ -534,40 +533,36 @@ impl Work<'_> {
                         self.finish(j, Slot::Part { to: pos, newlines });
                         return Err(CountError::Cancelled { done: 0 });
                     }
-                    if self.stop.load(Ordering::Relaxed)
+                    if grant == 0
+                        || self.stop.load(Ordering::Relaxed)
                         || self.deadline.is_some_and(|d| Instant::now() >= d)
                     {
                         stopped = true;
                         break 'segment;
                     }
-                    let want = (data.end - pos).min(buf.len() as u64);
-                    let granted = self.reserve(want);
-                    if granted == 0 {
-                        stopped = true;
-                        break 'segment;
-                    }
-                    let n = match self.file.read_at(&mut buf[..granted as usize], pos) {
+                    let want = (data.end - pos).min(buf.len() as u64).min(grant);
+                    let n = match self.file.read_at(&mut buf[..want as usize], pos) {
                         // The file is shorter than it was: nothing more to count.
                         Ok(0) => {
                             pos = end;
                             break 'segment;
                         }
                         Ok(n) => n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                            self.spent.fetch_sub(granted, Ordering::Relaxed);
-                            continue;
-                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         Err(e) => {
                             self.stop.store(true, Ordering::Relaxed);
                             return Err(e.into());
                         }
                     };
-                    self.spent.fetch_sub(granted - n as u64, Ordering::Relaxed);
+                    grant -= n as u64;
+                    self.spent.fetch_add(n as u64, Ordering::Relaxed);
                     newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
                     pos += n as u64;
                     self.dealt_with(n as u64);
                 }
             }
+            // What holes (or a stop) left unused goes back to the budget.
+            self.claimed.fetch_sub(grant, Ordering::Relaxed);
             if stopped {
                 self.stop.store(true, Ordering::Relaxed);
                 self.finish(j, Slot::Part { to: pos, newlines });
@@ -577,30 +572,32 @@ impl Work<'_> {
             self.dealt_with(end.saturating_sub(pos));
             self.finish(j, Slot::Done(newlines));
         }
+        Ok(())
     }
 
-    /// Claims up to `want` bytes of the byte budget; how many were granted (0: it is spent).
-    fn reserve(&self, want: u64) -> u64 {
-        let Some(limit) = self.limit else {
-            self.spent.fetch_add(want, Ordering::Relaxed);
-            return want;
-        };
-        let mut spent = self.spent.load(Ordering::Relaxed);
-        loop {
-            let grant = want.min(limit.saturating_sub(spent));
-            if grant == 0 {
-                return 0;
-            }
-            match self.spent.compare_exchange_weak(
-                spent,
-                spent + grant,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return grant,
-                Err(now) => spent = now,
-            }
+    /// The next segment and the bytes of the budget it may read; `None` when none is left, the
+    /// count is stopping, or the budget is all claimed.
+    fn take(&self) -> Option<(usize, u64)> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
         }
+        let mut slots = self.slots.lock().ok()?;
+        let j = slots.next;
+        if j >= self.segments {
+            return None;
+        }
+        let len = self.bounds.end_of(j) - self.bounds.start_of(j);
+        // Claims are only added here, under the lock, so segments claim in their order.
+        let claimed = self.claimed.load(Ordering::Relaxed);
+        let grant = self
+            .limit
+            .map_or(len, |limit| len.min(limit.saturating_sub(claimed)));
+        if grant == 0 && len > 0 {
+            return None;
+        }
+        self.claimed.fetch_add(grant, Ordering::Relaxed);
+        slots.next += 1;
+        Some((j, grant))
     }
 
     /// Notes `n` more bytes dealt with, and reports progress in bytes of the file.
