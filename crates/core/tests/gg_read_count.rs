@@ -132,6 +132,27 @@ fn a_time_budget_of_zero_counts_nothing_past_the_window() {
 }
 
 #[test]
+fn footers_of_windows_cut_by_the_read_limit_say_at_least_too() {
+    let fx = dense("lineCap = 30000, countBudgetBytes = 0");
+    let text = read(&fx, json!({"path": "big.txt"}));
+    assert_eq!(
+        footer(&text),
+        "[showing lines 1-16384 of at least 16385, cut at the 256 KiB read limit; continue with \
+         offset: 16385]"
+    );
+    // One line of 2 MiB, then more lines: the long line is measured, the rest not counted.
+    let long = format!("{}\n{}", "x".repeat(2 << 20), lines(2, 100_000));
+    fx.write("long.txt", long);
+    std::thread::sleep(Duration::from_millis(250));
+    let text = read(&fx, json!({"path": "long.txt"}));
+    assert_eq!(
+        footer(&text),
+        "[showing lines 1-1 of at least 2, line 1 cut after 262144 of its 2097152 bytes by the \
+         256 KiB read limit; continue with offset: 2]"
+    );
+}
+
+#[test]
 fn a_window_past_the_lines_counted_is_found_by_counting_on_to_it() {
     let fx = dense("lineCap = 100, countBudgetBytes = 0");
     let first = read(&fx, json!({"path": "big.txt", "limit": 5}));
