@@ -286,6 +286,9 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
             if let Some(path) = &args.config {
                 options.config = Config::load(path).map_err(|e| e.to_string())?;
             }
+            // FSGATE_COUNT_BUDGET_BYTES and _MS, over the file.
+            let env = |key: &str| std::env::var(key).ok();
+            options.config.apply_env(&env).map_err(|e| e.to_string())?;
         }
         Profile::Coder => {
             options.profile = CoreProfile::Coder;

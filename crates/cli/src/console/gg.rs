@@ -88,8 +88,22 @@ fn form_from_table(root: &Table) -> Value {
                     .map(Toml::to_string)
                     .unwrap_or_default(),
             };
+            // The other params (the count budget) are not edited on the page, but carried
+            // through it as written: a save must never drop them.
+            let other: Map<String, Value> = table
+                .and_then(|t| t.get("params"))
+                .and_then(Toml::as_table)
+                .map(|params| {
+                    params
+                        .iter()
+                        .filter(|(k, _)| k.as_str() != "lineCap")
+                        .map(|(k, v)| (k.clone(), json!(v.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default();
             entry["implementation"] = json!(implementation);
             entry["lineCap"] = json!(line_cap);
+            entry["otherParams"] = Value::Object(other);
         }
         capabilities.insert(cap.name().to_string(), entry);
     }
@@ -155,8 +169,18 @@ pub fn render(form: &Value) -> String {
                 out.push_str(&format!("implementation = {}\n", quoted(imp)));
             }
             let line_cap = entry["lineCap"].as_str().map(str::trim).unwrap_or("");
+            let mut params = Vec::new();
             if !line_cap.is_empty() {
-                out.push_str(&format!("params = {{ lineCap = {} }}\n", literal(line_cap)));
+                params.push(format!("lineCap = {}", literal(line_cap)));
+            }
+            if let Some(other) = entry["otherParams"].as_object() {
+                for (name, value) in other {
+                    let value = value.as_str().map(str::trim).unwrap_or("");
+                    params.push(format!("{} = {}", key(name), literal(value)));
+                }
+            }
+            if !params.is_empty() {
+                out.push_str(&format!("params = {{ {} }}\n", params.join(", ")));
             }
         }
     }
@@ -252,7 +276,8 @@ mod tests {
     #[test]
     fn a_file_round_trips_through_the_form() {
         let text = "[capabilities.read-file]\nenabled = true\nimplementation = \"unlimited\"\n\
-                    params = { lineCap = 250 }\n[capabilities.write-file]\nenabled = false\n\
+                    params = { lineCap = 250, countBudgetMs = 1000, countBudgetBytes = 4096 }\n\
+                    [capabilities.write-file]\nenabled = false\n\
                     [agents.\"code reviewer\"]\nallow = [\"read_file\", \"tree\"]\n\
                     [model]\nvision = false\n\
                     [access]\nnon_accessible_globs = [\"**/.env\", \"**/*.pem\"]\n";
@@ -260,6 +285,7 @@ mod tests {
         assert_eq!(form["capabilities"]["read-file"]["lineCap"], "250");
         assert_eq!(form["agents"][0]["allow"], "read_file, tree");
         let rendered = render(&form);
+        assert!(rendered.contains("countBudgetMs = 1000"), "{rendered}");
         assert_eq!(
             Config::parse(&rendered, "t").unwrap(),
             Config::parse(text, "t").unwrap()

@@ -14,6 +14,7 @@ mod aside;
 pub mod fs;
 pub mod grant;
 pub mod hints;
+pub mod holes;
 pub mod ignore;
 pub mod jail;
 pub mod listings;

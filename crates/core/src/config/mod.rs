@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
 
+mod budget;
 pub mod coder;
 mod json;
 pub mod picoclaw;
@@ -127,6 +128,9 @@ pub struct Config {
     pub read_mode: ReadMode,
     /// The window of a read that names no limit under default-cap. By default 2000.
     pub line_cap: u64,
+    /// What counting a large file's lines may cost a read (read-file's `countBudgetBytes` and
+    /// `countBudgetMs` params). By default 4 GiB of data, no time limit.
+    pub count_budget: crate::ops::line_index::CountBudget,
     /// Agents' allowlists of tool names. By default none.
     pub agents: BTreeMap<String, Vec<String>>,
     /// Whether the model can see images. By default `true`.
@@ -143,6 +147,7 @@ impl Default for Config {
             enabled: Capability::ALL.into_iter().collect(),
             read_mode: ReadMode::DefaultCap,
             line_cap: DEFAULT_LINE_CAP,
+            count_budget: Default::default(),
             agents: BTreeMap::new(),
             vision: true,
             non_accessible_globs: Vec::new(),
@@ -380,7 +385,8 @@ impl Validator {
             None => None,
         };
         if let Some(params) = params {
-            self.unknown_keys(&params_key, params, &["lineCap"]);
+            let known = [["lineCap"].as_slice(), &budget::PARAMS].concat();
+            self.unknown_keys(&params_key, params, &known);
         }
         let cap_key = join(&params_key, "lineCap");
         match params.and_then(|p| p.get("lineCap")) {
@@ -400,6 +406,9 @@ impl Validator {
                     describe(other)
                 ),
             ),
+        }
+        if let Some(params) = params {
+            self.count_budget(&params_key, params, &mut config.count_budget);
         }
     }
 

@@ -1,10 +1,14 @@
 //! Reading a file: a window of lines streamed from disk, an image, or the description of a
 //! binary file.
 //!
-//! The file is read once, front to back, through one fixed buffer: lines before the window are
-//! counted and skipped, the window's bytes are kept (never more than the byte ceiling), and the
-//! lines after it are counted so the result can state the file's length. Memory follows the
-//! window, not the file.
+//! A small file is read once, front to back, through one fixed buffer: lines before the window
+//! are counted and skipped, the window's bytes are kept (never more than the byte ceiling), and
+//! the lines after it are counted so the result can state the file's length. A large one (from
+//! [`INDEX_MIN_LEN`]) is counted by the line index ([`super::line_index`]), which skips the
+//! holes of a sparse file and counts within the read's [`CountBudget`]: the window is read from
+//! the mark before it to its end, and the file's length is exact when the count reaches the
+//! end, else the lines counted so far ([`Total::AtLeast`]); the next read goes on counting.
+//! Memory follows the window, not the file.
 //!
 //! A file with a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes and no UTF-16/32 BOM is
 //! binary and only described ([`encoding::looks_binary`]). UTF-8 text is shown as stored. Text
@@ -14,11 +18,14 @@
 //! file (under [`INDEX_MIN_LEN`]) is held whole to tell which it is; a large one is judged by
 //! the window it shows, and decoded whole only when that window is not UTF-8.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
+use std::time::Instant;
 
 use super::image::{self, ImageFormat};
-use super::line_index::{self, CountError, FileKey, INDEX_MIN_LEN};
+pub use super::line_index::CountBudget;
+use super::line_index::{Count, CountError, FileKey, INDEX_MIN_LEN};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::surface::CallContext;
@@ -44,6 +51,8 @@ pub struct ReadOptions {
     pub image_ceiling: u64,
     /// Whether images are attached at all (the model can see them). By default `true`.
     pub attach_images: bool,
+    /// What counting a large file's lines may cost. By default 4 GiB of data, no time limit.
+    pub count_budget: CountBudget,
 }
 
 impl Default for ReadOptions {
@@ -54,6 +63,7 @@ impl Default for ReadOptions {
             byte_ceiling: 256 * 1024,
             image_ceiling: 8 * 1024 * 1024,
             attach_images: true,
+            count_budget: CountBudget::default(),
         }
     }
 }
@@ -82,8 +92,8 @@ pub struct TextWindow {
     pub first: u64,
     /// The last line shown, possibly in part (see `cut`); `first - 1` when nothing is shown.
     pub last: u64,
-    /// How many lines the file has.
-    pub total: u64,
+    /// How many lines the file has, or at least has when its count stopped at the budget.
+    pub total: Total,
     /// Set when the byte ceiling cut the window short.
     pub cut: Option<Cut>,
     /// How the text came from the file's bytes.
@@ -114,7 +124,42 @@ pub enum Source {
 impl TextWindow {
     /// Whether this is less than the whole file.
     pub fn is_partial(&self) -> bool {
-        self.first > 1 || self.last < self.total || self.cut.is_some()
+        self.first > 1
+            || self.cut.is_some()
+            || match self.total {
+                Total::Exact(total) => self.last < total,
+                Total::AtLeast(_) => true,
+            }
+    }
+}
+
+/// How many lines a file has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Total {
+    /// Exactly this many.
+    Exact(u64),
+    /// At least this many: the count stopped at its budget. Lines follow the window (this is
+    /// more than its last line), and a later read counts on.
+    AtLeast(u64),
+}
+
+impl Total {
+    /// The line count when it is exact.
+    pub fn exact(self) -> Option<u64> {
+        match self {
+            Total::Exact(n) => Some(n),
+            Total::AtLeast(_) => None,
+        }
+    }
+}
+
+/// `1200`, or `at least 9000`.
+impl fmt::Display for Total {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Total::Exact(n) => write!(f, "{n}"),
+            Total::AtLeast(n) => write!(f, "at least {n}"),
+        }
     }
 }
 
@@ -161,8 +206,8 @@ pub enum Attachment {
 }
 
 /// Reads `target` under `options`. A large file's length comes from the process-wide line
-/// index ([`line_index`]); counting it reports progress to `ctx` and stops when `ctx` is
-/// cancelled.
+/// index ([`super::line_index`]), counted within `options.count_budget`; counting reports
+/// progress to `ctx` and stops when `ctx` is cancelled.
 pub fn read(
     access: &Access,
     target: &Resolved,
@@ -182,6 +227,7 @@ pub fn read(
             target.shown
         )));
     }
+    let started = Instant::now();
     let (mut file, meta) = access
         .open_regular(target)
         .map_err(|e| open_error(&e, target))?;
@@ -216,48 +262,77 @@ pub fn read(
             .map_err(|e| io_err(&e))?;
         text_window(&buf, options).map_err(|e| io_err(&e))?
     } else {
-        // A large file: its length comes from the line index (counted once at memory speed,
-        // then cached), and the window is read from the mark before it to its end.
+        // A large file: the line index reaches the window's line (counting on from what is
+        // known of the file), the window is read from the mark before it to its end, and the
+        // lines after it are counted within the budget.
         drop(buf);
         let key = FileKey::of(&file).map_err(|e| io_err(&e))?;
-        let index = line_index::index_of(&file, &key, ctx).map_err(|e| match e {
+        let count_err = |e: CountError| match e {
             CountError::Io(e) => io_err(&e),
             CountError::Cancelled { done } => cancelled(target, done, key.size()),
-        })?;
-        let (start, before) = index.start_for(options.offset);
-        io::Seek::seek(&mut file, io::SeekFrom::Start(start)).map_err(|e| io_err(&e))?;
+        };
+        let mut count = Count::new(&file, key, options.count_budget, started, ctx);
+        count.reach(options.offset).map_err(count_err)?;
+        let (start, before) = count.index().start_for(options.offset);
+        let mut reader = &file;
+        io::Seek::seek(&mut reader, io::SeekFrom::Start(start)).map_err(|e| io_err(&e))?;
         let from = Resume {
             newlines: before,
-            total: Some(index.total),
+            total: count.index().total(),
+            stop: true,
         };
-        let window = stream_window(&mut file, vec![0u8; BUF_LEN], 0, options, from)
+        let window = stream_window(&mut reader, vec![0u8; BUF_LEN], 0, options, from)
             .map_err(|e| io_err(&e))?;
+        if let Total::Exact(total) = window.total {
+            count.learn_total(total);
+        }
         if encoding::is_utf8(&window.bytes) || meta.len > DECODE_MAX {
-            mark_invalid_lines(window)
+            let mut window = mark_invalid_lines(window);
+            if let Total::AtLeast(seen) = window.total {
+                count.count_on().map_err(count_err)?;
+                let index = count.index();
+                window.total = match index.total() {
+                    Some(total) => Total::Exact(total),
+                    None => Total::AtLeast(seen.max(index.lines_at_least())),
+                };
+            }
+            window
         } else {
             // Not UTF-8 where it is read: the whole file decides its encoding.
             let mut bytes = Vec::new();
-            io::Seek::seek(&mut file, io::SeekFrom::Start(0)).map_err(|e| io_err(&e))?;
-            (&mut file)
+            io::Seek::seek(&mut reader, io::SeekFrom::Start(0)).map_err(|e| io_err(&e))?;
+            reader
                 .take(DECODE_MAX)
                 .read_to_end(&mut bytes)
                 .map_err(|e| io_err(&e))?;
             match encoding::decode_foreign(&bytes, None) {
                 Some(decoded) => decoded_window(&decoded, options).map_err(|e| io_err(&e))?,
-                None => mark_invalid_lines(window),
+                None => {
+                    // Held whole, so its length is known.
+                    let mut window = mark_invalid_lines(window);
+                    let scan = scan(&mut &bytes[..], DECODE_MAX).map_err(|e| io_err(&e))?;
+                    if let Some(scan) = scan {
+                        window.total = Total::Exact(scan.lines);
+                    }
+                    window
+                }
             }
         }
     };
-    if window.total == 0 && options.offset == 1 {
+    let Total::Exact(total) = window.total else {
+        // The window was found, and lines follow it.
+        return Ok(ReadOutcome::Text(window));
+    };
+    if total == 0 && options.offset == 1 {
         return Ok(ReadOutcome::Text(window));
     }
-    if options.offset > window.total {
-        let length = match window.total {
+    if options.offset > total {
+        let length = match total {
             0 => "is empty (0 lines)".to_string(),
             1 => "has 1 line".to_string(),
             n => format!("has {n} lines"),
         };
-        let next = match window.total {
+        let next = match total {
             0 => "there is nothing to read".to_string(),
             n => format!("pass an offset from 1 to {n}"),
         };
@@ -420,25 +495,31 @@ enum Phase {
     Count,
 }
 
-/// Where [`stream_window`] starts: how many newlines come before the reader's position, and
-/// the file's line count when it is already known (then the stream stops at the window's end).
+/// Where [`stream_window`] starts, and where it stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Resume {
+    /// How many newlines come before the reader's position.
     newlines: u64,
+    /// The file's line count when it is already known.
     total: Option<u64>,
+    /// Stop at the window's end rather than count the lines after it. The window's total is
+    /// then `total`, or exact when the file ends there, or else at least the line after the
+    /// window.
+    stop: bool,
 }
 
 impl Resume {
     const START: Resume = Resume {
         newlines: 0,
         total: None,
+        stop: false,
     };
 }
 
 /// Streams the file through `buf` (whose first `filled` bytes are already read), keeping the
-/// window's bytes and counting every line (or, when `from` knows the total, stopping at the
-/// window's end). The reader is positioned where `from` says: at the start, or after
-/// `from.newlines` newlines but before the one ending line `options.offset - 1`.
+/// window's bytes and counting every line, or stopping at the window's end (`from.stop`). The
+/// reader is positioned where `from` says: at the start, or after `from.newlines` newlines but
+/// before the one ending line `options.offset - 1`.
 fn stream_window<R: Read>(
     file: &mut R,
     mut buf: Vec<u8>,
@@ -465,9 +546,15 @@ fn stream_window<R: Read>(
     } else {
         Phase::Collect
     };
+    // Stopping at the window's end: whether bytes are known to follow it.
+    let mut more = false;
 
     loop {
-        if from.total.is_some() && phase == Phase::Count {
+        if from.stop && phase == Phase::Count {
+            if !more && from.total.is_none() {
+                // One byte tells whether the file ends with the window.
+                more = fill(file, &mut buf[..1], 1)? > 0;
+            }
             break;
         }
         if filled == 0 {
@@ -557,7 +644,10 @@ fn stream_window<R: Read>(
                         pos = chunk.len();
                     }
                 },
-                Phase::Count if from.total.is_some() => pos = chunk.len(),
+                Phase::Count if from.stop => {
+                    more = true;
+                    pos = chunk.len();
+                }
                 Phase::Count => {
                     newlines += memchr::memchr_iter(b'\n', rest).count() as u64;
                     pos = chunk.len();
@@ -571,9 +661,12 @@ fn stream_window<R: Read>(
         set_len(&mut cut, so_far);
     }
     let unterminated = last_byte.is_some_and(|b| b != b'\n');
-    let total = from
-        .total
-        .unwrap_or_else(|| newlines + u64::from(unterminated));
+    let total = match from.total {
+        Some(total) => Total::Exact(total),
+        // The window ended where the next line starts.
+        None if more => Total::AtLeast(newlines + 1),
+        None => Total::Exact(newlines + u64::from(unterminated)),
+    };
     let last = match cut {
         Some(Cut::MidLine { .. }) => first,
         // A tail after the last newline is the file's own unterminated last line, kept whole.
@@ -890,7 +983,7 @@ mod tests {
             bytes: out,
             first,
             last,
-            total,
+            total: Total::Exact(total),
             cut,
             source: Source::Stored,
         }
@@ -911,7 +1004,7 @@ mod tests {
         };
         let w = streamed(text, &options, 3);
         assert_eq!(w.bytes, b"bb\nccc\n");
-        assert_eq!((w.first, w.last, w.total), (2, 3, 4));
+        assert_eq!((w.first, w.last, w.total), (2, 3, Total::Exact(4)));
     }
 
     #[test]
@@ -930,7 +1023,7 @@ mod tests {
                 len: 100
             })
         );
-        assert_eq!((w.first, w.last, w.total), (1, 1, 2));
+        assert_eq!((w.first, w.last, w.total), (1, 1, Total::Exact(2)));
     }
 
     proptest! {
@@ -974,9 +1067,44 @@ mod tests {
             let index = crate::ops::line_index::LineIndex::of_bytes(bytes, stride);
             let (at, before) = index.start_for(offset);
             let mut reader = std::io::Cursor::new(&bytes[at as usize..]);
-            let from = Resume { newlines: before, total: Some(index.total) };
+            let from = Resume { newlines: before, total: index.total(), stop: true };
             let got = stream_window(&mut reader, vec![0; buf_len], 0, &options, from).unwrap();
             prop_assert_eq!(got, expected);
+        }
+
+        #[test]
+        fn a_window_that_stops_at_its_end_says_what_it_knows_of_the_total(
+            lines in proptest::collection::vec("[a-c\\r]{0,9}", 0..30),
+            final_newline in any::<bool>(),
+            offset in 1u64..32,
+            limit in proptest::option::of(1u64..14),
+            ceiling in 1usize..60,
+            stride in 1u64..16,
+            buf_len in 1usize..20,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let bytes = text.as_bytes();
+            let options = ReadOptions { offset, limit, byte_ceiling: ceiling, ..Default::default() };
+            let expected = streamed(bytes, &options, buf_len);
+            let index = crate::ops::line_index::LineIndex::of_bytes(bytes, stride);
+            let (at, before) = index.start_for(offset);
+            let mut reader = std::io::Cursor::new(&bytes[at as usize..]);
+            let from = Resume { newlines: before, total: None, stop: true };
+            let got = stream_window(&mut reader, vec![0; buf_len], 0, &options, from).unwrap();
+            // The window itself is the same; its total is exact when the file ends with it,
+            // else the line after it, which exists.
+            let total = expected.total.exact().unwrap();
+            match got.total {
+                Total::Exact(n) => prop_assert_eq!(n, total),
+                Total::AtLeast(n) => {
+                    prop_assert!(n > got.last && n <= total, "{} of {}", n, total);
+                    prop_assert!(got.is_partial());
+                }
+            }
+            prop_assert_eq!(TextWindow { total: expected.total, ..got }, expected);
         }
     }
 

@@ -109,6 +109,7 @@ function fillForm(form) {
   $('vision').checked = !!form.vision;
   // Not on the page, but kept: saving the form must not drop them.
   state.nonAccessibleGlobs = form.nonAccessibleGlobs || [];
+  state.otherParams = read.otherParams || {};
 }
 
 function readForm() {
@@ -119,6 +120,7 @@ function readForm() {
   const mode = document.querySelector('input[name="read-mode"]:checked');
   capabilities['read-file'].implementation = mode ? mode.value : 'default-cap';
   capabilities['read-file'].lineCap = $('line-cap').value;
+  capabilities['read-file'].otherParams = state.otherParams || {};
   const agents = [...document.querySelectorAll('#agent-rows tr')].map((row) => ({
     name: row.querySelector('.agent-name').value,
     allow: row.querySelector('.agent-allow').value,

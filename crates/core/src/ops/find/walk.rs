@@ -122,7 +122,10 @@ impl<'a> Walk<'a> {
         let top = self.stack.last()?;
         let opened = match &top.dir {
             Some(dir) => dir.subdir(name),
-            None => access.resolve(&raw).map_err(|e| std::io::Error::other(e.message)).and_then(|dir| access.open_dir(&dir)),
+            None => access
+                .resolve(&raw)
+                .map_err(|e| std::io::Error::other(e.message))
+                .and_then(|dir| access.open_dir(&dir)),
         };
         let listed = opened.and_then(|dir| Ok((dir.sorted_kinds()?, dir)));
         let (entries, dir) = match listed {

@@ -22,9 +22,7 @@
 //!   it could not open or list, symbolic links that loop, non-accessible files and folders.
 
 use super::Ctx;
-use super::wire::{
-    ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput, SkippedInfo,
-};
+use super::wire::{ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput, SkippedInfo};
 use crate::access::walkdir::Skipped;
 use crate::error::{Result, ToolError};
 use crate::ops::find::{FindOptions, Finder};

@@ -33,6 +33,7 @@ pub const MAX_SEARCH_LIMIT: u64 = 200;
 pub struct Gg {
     read_mode: ReadMode,
     line_cap: u64,
+    count_budget: ops::read::CountBudget,
     vision: bool,
     /// The tools offered, in the profile's order.
     active: Vec<&'static str>,
@@ -76,6 +77,7 @@ impl Gg {
         Ok(Gg {
             read_mode: config.read_mode,
             line_cap: config.line_cap,
+            count_budget: config.count_budget,
             vision: config.vision && !vision_off,
             active,
             agent: agent
@@ -108,6 +110,7 @@ impl Gg {
                         (None, ReadMode::Unlimited) => None,
                     },
                     attach_images: self.vision,
+                    count_budget: self.count_budget,
                     ..Default::default()
                 };
                 let outcome = ops::read::read(access, &target, &options, ctx)?;

@@ -3,7 +3,9 @@
 //! shown and where to continue. Or an image and the line describing it, or the one line that
 //! describes a binary file.
 
-use crate::ops::read::{Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, Source, TextWindow};
+use crate::ops::read::{
+    Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, Source, TextWindow, Total,
+};
 use crate::surface::{Content, ToolOutput};
 
 /// The most line numbers the note on invalid UTF-8 lists.
@@ -83,10 +85,16 @@ fn note(source: &Source) -> Option<String> {
     }
 }
 
-/// The line closing a partial window; `None` for a whole-file read.
+/// The line closing a partial window; `None` for a whole-file read. The file's length is
+/// `of 1200`, or `of at least 9000` when its count stopped at the budget (lines follow the
+/// window then, so there is always an offset to continue with).
 pub(super) fn footer(w: &TextWindow, options: &ReadOptions) -> Option<String> {
     let ceiling = kib(options.byte_ceiling);
     let (first, last, total) = (w.first, w.last, w.total);
+    let after = |line: u64| match total {
+        Total::Exact(total) => line < total,
+        Total::AtLeast(_) => true,
+    };
     Some(match w.cut {
         Some(Cut::Lines) => format!(
             "[showing lines {first}-{last} of {total}, cut at the {ceiling} read limit; continue \
@@ -98,13 +106,13 @@ pub(super) fn footer(w: &TextWindow, options: &ReadOptions) -> Option<String> {
                 "[showing lines {first}-{first} of {total}, line {first} cut after {shown} of its \
                  {len} bytes by the {ceiling} read limit"
             );
-            if first < total {
+            if after(first) {
                 format!("{cut}; continue with offset: {}]", first + 1)
             } else {
                 format!("{cut}; it is the last line, and no read shows the rest of it]")
             }
         }
-        None if last < total => format!(
+        None if after(last) => format!(
             "[showing lines {first}-{last} of {total}; continue with offset: {}]",
             last + 1
         ),
