@@ -19,6 +19,7 @@ use super::{Ctx, canonical, wire_error};
 use crate::access::{Meta, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::{LineSink, LineWindow, stream_lines};
+use crate::session::FileRef;
 
 /// Once a window is complete, the bytes a read may go on reading to find the end of the file
 /// (and so report its line count): what one buffer of the streaming engine holds.
@@ -77,6 +78,7 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
     let base = ctx.base(input.base_dir.as_deref())?;
     let target = ctx.resolve(raw, base.as_ref())?;
     let (file, meta) = open(ctx, &target)?;
+    let shows_content = !input.stat;
     let read = if input.stat {
         probe(ctx, &target, file, &meta)?
     } else if let Some((from, to)) = window {
@@ -96,6 +98,10 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
             input.max_output_bytes,
         )?
     };
+    if let (true, Some(session)) = (shows_content, ctx.call.session()) {
+        let seen = FileRef::in_folder(ctx.access, &target, base.as_ref());
+        session.read(&seen, Some(meta.stamp));
+    }
     Ok(ReadFileOutput {
         content: read.content,
         is_utf8: read.is_utf8,
@@ -521,6 +527,10 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
         };
         match read {
             Ok(read) => {
+                if let (false, Some(session)) = (stat, ctx.call.session()) {
+                    let seen = FileRef::in_folder(ctx.access, &resolved, base);
+                    session.read(&seen, Some(meta.stamp));
+                }
                 let returned = read.content.as_ref().map_or(0, |c| c.len() as u64);
                 remaining = remaining.saturating_sub(returned);
                 results.push(ReadEntryResult {
