@@ -82,9 +82,9 @@ pub(super) fn retrying<T>(
                         ErrorKind::Conflict,
                         format!(
                             "conflict: {shown} was changed by another writer between this \
-                             entry's read and its write each of the {attempt} times it was \
-                             run (compared by content), so nothing was written to it. This is \
-                             a conflict, not an I/O error: read it again with read-file and \
+                             entry's read and its write every time it was run ({attempt} \
+                             attempts, compared by content), so nothing was written to it. This \
+                             is a conflict, not an I/O error: read it again with read-file and \
                              redo the change on what it holds now"
                         ),
                     ));
