@@ -354,27 +354,19 @@ impl Session {
     /// from [`Session::before_read`] (or the stamp of the handle the read used): the session has
     /// seen the whole file as it is now, unless it changed meanwhile.
     pub fn read(&self, file: &FileRef<'_>, before: Option<Stamp>) {
-        let Ok(meta) = file.access.metadata(file.target) else {
+        let Ok((handle, meta)) = file.access.open_regular(file.target) else {
             return;
         };
-        if !meta.is_file {
-            return;
-        }
-        let seen = if meta.len > HASH_LIMIT {
-            if before == Some(meta.stamp) {
-                Seen::Stamped {
-                    len: meta.len,
-                    stamp: meta.stamp,
-                }
-            } else {
-                Seen::Unsettled { len: meta.len }
+        let seen = if before != Some(meta.stamp) {
+            Seen::Unsettled { len: meta.len }
+        } else if meta.len > HASH_LIMIT {
+            Seen::Stamped {
+                len: meta.len,
+                stamp: meta.stamp,
             }
         } else {
-            match file.access.read_all(file.target) {
-                Ok((bytes, read)) if before == Some(read.stamp) => {
-                    Seen::content(&bytes, Some(read.stamp))
-                }
-                Ok((_, read)) => Seen::Unsettled { len: read.len },
+            match crate::access::fs::read_open(handle, &meta) {
+                Ok(bytes) => Seen::content(&bytes, Some(meta.stamp)),
                 Err(_) => return,
             }
         };
