@@ -654,6 +654,8 @@ impl Table {
             self.names.retain(|_, key| files.contains_key(key));
         }
         if self.text_bytes > TEXT_BUDGET {
+            // Down to three quarters of the budget at once, so the scan is rare.
+            let target = TEXT_BUDGET / 4 * 3;
             let mut order: Vec<(u64, PathBuf)> = self
                 .files
                 .iter()
@@ -662,7 +664,7 @@ impl Table {
                 .collect();
             order.sort_unstable();
             for (_, key) in order {
-                if self.text_bytes <= TEXT_BUDGET {
+                if self.text_bytes <= target {
                     break;
                 }
                 if let Some(Entry {
@@ -833,6 +835,58 @@ mod tests {
         let text = diff(then.as_bytes(), now.as_bytes());
         assert!(text.lines().count() <= DIFF_LINES + 2, "{text}");
         assert!(text.contains("more changed lines not shown"), "{text}");
+    }
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Access) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            crate::access::fs::write_atomic(
+                crate::access::Place::Ambient(&dir.path().join(name)),
+                text.as_bytes(),
+                WriteOptions::default(),
+            )
+            .unwrap();
+        }
+        let access = Access::new(dir.path()).unwrap();
+        (dir, access)
+    }
+
+    #[test]
+    fn a_read_that_raced_a_change_leaves_the_file_unsettled_until_read_again() {
+        let (_dir, access) = workspace(&[("a.txt", "one\n")]);
+        let target = access.resolve("a.txt").unwrap();
+        let file = FileRef::new(&access, &target);
+        let session = Session::new();
+        // The stamp taken before the read is not the file's: it changed meanwhile.
+        session.read(&file, None);
+        let stale = session.check(&file).unwrap_err();
+        assert_eq!(stale.kind, StaleKind::Unsettled);
+        assert!(
+            stale.summary().contains("while this session was reading"),
+            "{stale:?}"
+        );
+        session.read(&file, Session::before_read(&file));
+        assert!(session.check(&file).unwrap().is_some());
+    }
+
+    #[test]
+    fn the_table_keeps_at_most_its_file_count_and_text_budget() {
+        let (_dir, access) = workspace(&[]);
+        let session = Session::new();
+        let text = vec![b'x'; KEEP_TEXT];
+        for i in 0..MAX_FILES + 50 {
+            let target = access.resolve(&format!("f{i}.txt")).unwrap();
+            session.wrote(&FileRef::new(&access, &target), Base::Checked, Some(&text));
+        }
+        assert!(session.len() <= MAX_FILES, "{}", session.len());
+        let table = session.table.lock().unwrap();
+        assert!(table.text_bytes <= TEXT_BUDGET, "{}", table.text_bytes);
+        let kept: usize = table.files.values().map(|e| e.seen.text_len()).sum();
+        assert_eq!(kept, table.text_bytes);
+        // The most recent file is still remembered, with its text.
+        let last = access.resolve(&format!("f{}.txt", MAX_FILES + 49)).unwrap();
+        let key = FileRef::new(&access, &last).key;
+        assert_eq!(table.files[&key].seen.text_len(), KEEP_TEXT);
     }
 
     #[test]

@@ -380,6 +380,13 @@ fn picoclaw_overwrite_of_a_changed_file_is_refused_with_a_structured_payload() {
         json!({"path": "app.py", "content": "c = 4\n"}),
     );
     assert_eq!(out.structured.unwrap()["error"], "file_exists");
+    // Following the recommended action: read it, then the overwrite goes through.
+    ws.ok("read_file", json!({"path": "app.py"}));
+    ws.ok(
+        "write_file",
+        json!({"path": "app.py", "content": "c = 4\n", "overwrite": true}),
+    );
+    assert_eq!(ws.get("app.py"), "c = 4\n");
 }
 
 #[test]
