@@ -136,10 +136,33 @@ impl Seen {
     }
 }
 
+/// The pieces content is hashed in, so a file streamed through a buffer of this size hashes as
+/// its bytes in memory do.
+const HASH_CHUNK: usize = 64 << 10;
+
 fn hash(bytes: &[u8]) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
-    hasher.write(bytes);
+    for chunk in bytes.chunks(HASH_CHUNK) {
+        hasher.write(chunk);
+    }
     hasher.finish()
+}
+
+/// The length and [`hash`] of the rest of `file`, read through one buffer.
+fn hash_stream(mut file: std::fs::File) -> std::io::Result<(u64, u64)> {
+    let mut hasher = std::hash::DefaultHasher::new();
+    let mut buf = vec![0u8; HASH_CHUNK];
+    let mut len = 0u64;
+    loop {
+        let n = crate::access::fs::read_full(&mut file, &mut buf)?;
+        if n > 0 {
+            hasher.write(&buf[..n]);
+            len += n as u64;
+        }
+        if n < buf.len() {
+            return Ok((len, hasher.finish()));
+        }
+    }
 }
 
 /// One file as a call names it: the access layer it is reached through, its resolved target,
@@ -403,9 +426,27 @@ impl Session {
             Seen::Unsettled { .. } => {
                 Err(self.stale(file, StaleKind::Unsettled, &seen, meta.len, None))
             }
-            Seen::Content { len, .. } => {
+            Seen::Content {
+                len,
+                hash: seen_hash,
+                ..
+            } => {
                 if *len != meta.len && meta.len as usize > KEEP_TEXT {
                     return Err(self.stale(file, StaleKind::Changed, &seen, meta.len, None));
+                }
+                if meta.len > HASH_LIMIT {
+                    // Hashed through one buffer; the write is then guarded by the stamp.
+                    let Ok((handle, read)) = file.access.open_regular(file.target) else {
+                        return Ok(None);
+                    };
+                    return match hash_stream(handle) {
+                        Ok((n, h)) if n == *len && h == *seen_hash => Ok(Some(Current {
+                            bytes: None,
+                            meta: read,
+                        })),
+                        Ok((n, _)) => Err(self.stale(file, StaleKind::Changed, &seen, n, None)),
+                        Err(_) => Ok(None),
+                    };
                 }
                 match file.access.read_all(file.target) {
                     Ok((bytes, read)) if seen.holds(&bytes) => Ok(Some(Current {
@@ -887,6 +928,23 @@ mod tests {
         let last = access.resolve(&format!("f{}.txt", MAX_FILES + 49)).unwrap();
         let key = FileRef::new(&access, &last).key;
         assert_eq!(table.files[&key].seen.text_len(), KEEP_TEXT);
+    }
+
+    #[test]
+    fn a_file_hashed_through_a_buffer_hashes_as_its_bytes_do() {
+        let bytes: Vec<u8> = (0..3 * HASH_CHUNK + 17).map(|i| (i % 251) as u8).collect();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (_dir, access) = workspace(&[("big.bin", &text)]);
+        let target = access.resolve("big.bin").unwrap();
+        let (handle, _) = access.open_regular(&target).unwrap();
+        let stored = text.as_bytes();
+        assert_eq!(
+            hash_stream(handle).unwrap(),
+            (stored.len() as u64, hash(stored))
+        );
+        let mut other = stored.to_vec();
+        other[2 * HASH_CHUNK] ^= 1;
+        assert_ne!(hash(&other), hash(stored));
     }
 
     #[test]

@@ -642,3 +642,27 @@ fn coder_a_move_carries_what_the_session_saw_to_the_new_name() {
     );
     assert_eq!(ws.get("b.txt"), "two\n");
 }
+
+#[test]
+fn a_file_over_the_hash_limit_is_checked_by_its_stamp_and_its_size() {
+    let ws = open(Profile::Gg);
+    let big: String = (0..600_000).map(|i| format!("log line {i:08}\n")).collect();
+    assert!(big.len() as u64 > fsgate_core::session::HASH_LIMIT);
+    ws.person_writes("big.log", &big);
+    ws.ok(
+        "read_file",
+        json!({"path": "big.log", "offset": 10, "limit": 5}),
+    );
+    ws.person_writes("big.log", &format!("{big}one more\n"));
+    let text = ws.err("write_file", json!({"path": "big.log", "content": "x\n"}));
+    assert!(text.contains("Which lines changed is not known"), "{text}");
+    assert!(ws.get("big.log").ends_with("one more\n"));
+    // The session's own large writes are remembered by content and checked again by it.
+    ws.ok("write_file", json!({"path": "new.log", "content": big}));
+    ws.ok("write_file", json!({"path": "new.log", "content": big}));
+    ws.person_writes(
+        "new.log",
+        &big.replace("log line 00000007", "LOG LINE 00000007"),
+    );
+    ws.err("write_file", json!({"path": "new.log", "content": "y\n"}));
+}

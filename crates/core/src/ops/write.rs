@@ -77,8 +77,7 @@ fn write_checked<'c>(
     content: &'c str,
     current: Option<&Current>,
 ) -> Result<(WriteReport, Cow<'c, [u8]>)> {
-    let held = current.and_then(|c| c.bytes().map(|b| (b, c)));
-    if let Some((report, bytes)) = overwrite_foreign(access, target, content, held)? {
+    if let Some((report, bytes)) = overwrite_foreign(access, target, content, current)? {
         return Ok((report, Cow::Owned(bytes)));
     }
     let options = match current {
@@ -99,16 +98,17 @@ fn write_checked<'c>(
 }
 
 /// The overwrite of an existing text file in another encoding than UTF-8, in that encoding;
-/// `None` (nothing done) for any other target. `held` is the file as a session's check read
-/// it, used instead of reading it again (the write then lands only on those bytes).
+/// `None` (nothing done) for any other target. `current` is the file as a session's check
+/// found it: its bytes are used instead of reading it again, and the write lands only while the
+/// file is still what was checked.
 fn overwrite_foreign(
     access: &Access,
     target: &Resolved,
     content: &str,
-    held: Option<(&[u8], &Current)>,
+    current: Option<&Current>,
 ) -> Result<Option<(WriteReport, Vec<u8>)>> {
-    let (original, read): (Cow<'_, [u8]>, Option<Meta>) = match held {
-        Some((bytes, _)) => {
+    let (original, read): (Cow<'_, [u8]>, Option<Meta>) = match current.and_then(Current::bytes) {
+        Some(bytes) => {
             if bytes.len() as u64 > DECODE_MAX || encoding::looks_binary(head(bytes)) {
                 return Ok(None);
             }
@@ -144,8 +144,8 @@ fn overwrite_foreign(
             format!("write_file could not write {}: {}", target.shown, e.message),
         )
     })?;
-    let options = match (held, &read) {
-        (Some((_, current)), _) => current.guard(WriteOptions::default()),
+    let options = match (current, &read) {
+        (Some(current), _) => current.guard(WriteOptions::default()),
         (None, Some(read)) => WriteOptions::default().expecting_read(original, read),
         (None, None) => WriteOptions::default().expecting(original),
     };
