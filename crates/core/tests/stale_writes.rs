@@ -133,7 +133,19 @@ fn gg_write_file_of_a_file_this_session_never_read_replaces_it() {
 
 #[test]
 fn the_sessions_own_consecutive_edits_and_writes_are_never_refused() {
-    let ws = open(Profile::Gg);
+    own_edits_and_writes_pass(open(Profile::Gg));
+}
+
+#[test]
+fn the_sessions_own_consecutive_edits_and_writes_are_never_refused_in_a_jail() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = options(Profile::Gg, dir.path());
+    options.jail = true;
+    let ws = Workspace::open(options).unwrap();
+    own_edits_and_writes_pass(Ws { dir, ws });
+}
+
+fn own_edits_and_writes_pass(ws: Ws) {
     ws.person_writes("app.js", &program());
     ws.ok("read_file", json!({"path": "app.js"}));
     ws.ok(
@@ -665,4 +677,31 @@ fn a_file_over_the_hash_limit_is_checked_by_its_stamp_and_its_size() {
         &big.replace("log line 00000007", "LOG LINE 00000007"),
     );
     ws.err("write_file", json!({"path": "new.log", "content": "y\n"}));
+}
+
+#[test]
+fn coder_line_ops_through_a_name_turned_into_a_link_are_refused() {
+    let ws = open(Profile::Coder);
+    ws.person_writes("a.txt", "mine\n");
+    ws.person_writes("b.txt", "theirs\n");
+    ws.ok("read-file", json!({"path": "a.txt"}));
+    std::fs::remove_file(ws.path("a.txt")).unwrap();
+    std::os::unix::fs::symlink("b.txt", ws.path("a.txt")).unwrap();
+    let out = ws.call(
+        "update-file",
+        update(
+            "a.txt",
+            json!([{"op": "update_lines", "from_line": 1, "to_line": 1, "content": "new"}]),
+        ),
+    );
+    let result = entry(&out);
+    assert_eq!(result["error"]["code"], "C210", "{result}");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("now leads to"),
+        "{result}"
+    );
+    assert_eq!(ws.get("b.txt"), "theirs\n");
 }
