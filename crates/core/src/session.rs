@@ -449,10 +449,14 @@ impl Session {
                     };
                 }
                 match file.access.read_all(file.target) {
-                    Ok((bytes, read)) if seen.holds(&bytes) => Ok(Some(Current {
-                        bytes: Some(bytes),
-                        meta: read,
-                    })),
+                    Ok((bytes, read)) if seen.holds(&bytes) => {
+                        // Same content under a new stamp (touched): later edits compare stamps.
+                        self.restamp(file, read.stamp);
+                        Ok(Some(Current {
+                            bytes: Some(bytes),
+                            meta: read,
+                        }))
+                    }
                     Ok((bytes, read)) => {
                         Err(self.stale(file, StaleKind::Changed, &seen, read.len, Some(&bytes)))
                     }
@@ -605,6 +609,18 @@ impl Session {
             entry.used = clock;
             entry.seen.clone()
         }))
+    }
+
+    /// Notes that the content the session saw of `file` now has `stamp`.
+    fn restamp(&self, file: &FileRef<'_>, now: Stamp) {
+        if let Ok(mut table) = self.table.lock()
+            && let Some(Entry {
+                seen: Seen::Content { stamp, .. },
+                ..
+            }) = table.files.get_mut(&file.key)
+        {
+            *stamp = Some(now);
+        }
     }
 
     fn peek(&self, file: &FileRef<'_>) -> Option<Seen> {
