@@ -33,6 +33,7 @@ pub mod access;
 pub mod config;
 pub mod error;
 pub mod ops;
+pub mod session;
 pub mod surface;
 pub mod text;
 
@@ -157,6 +158,8 @@ pub struct Workspace {
     access: Access,
     surface: Box<dyn Surface>,
     warnings: Vec<String>,
+    /// What this workspace's calls have seen of each file (one workspace serves one session).
+    session: std::sync::Arc<session::Session>,
 }
 
 impl Workspace {
@@ -168,6 +171,7 @@ impl Workspace {
             access,
             surface,
             warnings: Vec::new(),
+            session: Default::default(),
         }
     }
 
@@ -246,6 +250,7 @@ impl Workspace {
             access,
             surface,
             warnings,
+            session: Default::default(),
         })
     }
 
@@ -282,8 +287,20 @@ impl Workspace {
         self.call_with(name, args, &CallContext::default())
     }
 
-    /// How often a call refused for a concurrent change runs in all before its refusal is shown.
-    const CONFLICT_RETRIES: u32 = 64;
+    /// The session of this workspace's calls: what they have read and written (see
+    /// [`session`]). A transport serving several MCP sessions opens a workspace for each.
+    pub fn session(&self) -> &session::Session {
+        &self.session
+    }
+
+    /// `ctx` in this workspace's session, unless it carries one of its own.
+    fn in_session(&self, ctx: &CallContext) -> CallContext {
+        if ctx.has_session() {
+            ctx.clone()
+        } else {
+            ctx.clone().in_session(std::sync::Arc::clone(&self.session))
+        }
+    }
 
     /// The largest file a quick call may touch.
     pub const QUICK_FILE_BYTES: u64 = 1 << 20;
@@ -327,6 +344,7 @@ impl Workspace {
         if !self.is_quick(name, &args) {
             return Err(args);
         }
+        let ctx = &self.in_session(ctx);
         // A quick call never waits for another writer's lock where requests are read: it
         // gives up as a clean conflict and runs again on the blocking pool, which waits.
         let impatient = access::fs::impatient();
@@ -368,21 +386,17 @@ impl Workspace {
         args: Value,
         ctx: &CallContext,
     ) -> Result<ToolOutput, UnknownTool> {
+        let ctx = &self.in_session(ctx);
         // An edit made from content another writer changed meanwhile is refused before it
         // writes; a call refused so before its first write runs again from a fresh read.
         let mut attempt = 0;
         loop {
             let (output, conflicted) = self.attempt(name, args.clone(), ctx)?;
             attempt += 1;
-            if !conflicted || attempt >= Self::CONFLICT_RETRIES || ctx.is_cancelled() {
+            if !conflicted || attempt >= CONFLICT_RETRIES || ctx.is_cancelled() {
                 return Ok(output);
             }
-            // A random pause, growing with each attempt, so contending writers spread out.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let micros = u64::from(nanos % 500 + 1) * u64::from(attempt.min(20));
-            std::thread::sleep(std::time::Duration::from_micros(micros));
+            pause_after_conflict(attempt);
         }
     }
 
@@ -390,6 +404,21 @@ impl Workspace {
     pub fn prompt(&self) -> String {
         self.surface.prompt()
     }
+}
+
+/// How often work refused for a concurrent change runs in all before its refusal is shown: a
+/// whole call ([`Workspace::call_with`]), or one entry of a batch that redoes its entries on
+/// their own (coder's update-file).
+pub(crate) const CONFLICT_RETRIES: u32 = 64;
+
+/// The pause before running again work that lost a clean conflict for the `attempt`th time: a
+/// random pause, growing with each attempt, so contending writers spread out.
+pub(crate) fn pause_after_conflict(attempt: u32) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let micros = u64::from(nanos % 500 + 1) * u64::from(attempt.min(20));
+    std::thread::sleep(std::time::Duration::from_micros(micros));
 }
 
 /// The length of the text in `value` (strings and keys), counted up to just past `cap`.

@@ -1,5 +1,6 @@
 //! MCP over streamable HTTP: the same handler as stdio, one workspace per session (so state such
-//! as notebook read records stays with its session), behind a bearer token when one is set and
+//! as notebook read records, and what the session read and wrote for the stale-write rule of
+//! `fsgate_core::session`, stays with its session), behind a bearer token when one is set and
 //! with browser `Origin` headers checked.
 
 use std::net::SocketAddr;

@@ -765,10 +765,26 @@ impl Drop for Impatient {
     }
 }
 
+thread_local! {
+    /// The last replacement made on this thread since [`begin_call`]: the stamp of the file it
+    /// replaced (`None` when it created one) and the stamp of the new file once in place.
+    static LAST_REPLACED: std::cell::Cell<Option<(Option<Stamp>, Stamp)>> =
+        const { std::cell::Cell::new(None) };
+}
+
 /// Starts counting the writes of a call made on this thread.
 pub(crate) fn begin_call() {
     CALL_WRITES.with(|c| c.set((0, false)));
     super::hints::forget();
+    LAST_REPLACED.with(|c| c.set(None));
+}
+
+/// The last replacement made on this thread (see [`write_atomic`]), taken: the stamp of the
+/// file it replaced, `None` when it created the file, and the stamp of the new file just after
+/// it got its name. A session compares them with what it last saw, so an edit made from that
+/// very file moves its record on (`crate::session`).
+pub fn take_last_replaced() -> Option<(Option<Stamp>, Stamp)> {
+    LAST_REPLACED.with(std::cell::Cell::take)
 }
 
 /// Whether the call begun on this thread failed on a conflict before writing anything, so
@@ -1077,6 +1093,10 @@ fn replace_in(
         return Err(e);
     }
     note_write(false);
+    if let Ok(stat) = rustix::fs::fstat(&std_file) {
+        let base = existing.map(|m| m.stamp);
+        LAST_REPLACED.with(|c| c.set(Some((base, Meta::from(stat).stamp))));
+    }
     let old = match held {
         Some(Held {
             file: Some(old), ..

@@ -34,6 +34,16 @@
 //! was last without an ending and is no longer last gets the file's ending. An empty file gains
 //! a final newline with its first lines.
 //!
+//! # Expected text
+//!
+//! Each line op may carry `expect_text`, the text the caller expects where it acts, as its read
+//! showed it (line endings aside; `N→` prefixes copied from a numbered read are accepted when
+//! their numbers are the lines'): for `update_lines` and `remove`, the lines `from_line` to
+//! `to_line`; for `insert`, the lines from `at_line` on, which the new content goes before (an
+//! insert that appends has none, so its `expect_text` is empty). Any difference refuses the
+//! whole call before anything is applied, naming what the lines hold now: line numbers from an
+//! old read never overwrite text they did not mean.
+//!
 //! # Replace ops
 //!
 //! [`Op::Replace`] ops run after all line ops, on the whole body, in op order, each on the
@@ -111,6 +121,9 @@ pub enum Op {
         at_line: u64,
         /// The lines to insert.
         content: String,
+        /// The lines expected from `at_line` on (empty when appending); see the module doc.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect_text: Option<String>,
     },
     /// Deletes lines `from_line..=to_line`.
     Remove {
@@ -118,6 +131,9 @@ pub enum Op {
         from_line: u64,
         /// The last line removed, inclusive.
         to_line: u64,
+        /// The lines expected in `from_line..=to_line`; see the module doc.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect_text: Option<String>,
     },
     /// Overwrites lines `from_line..=to_line` with `content`.
     UpdateLines {
@@ -127,6 +143,9 @@ pub enum Op {
         to_line: u64,
         /// The new lines.
         content: String,
+        /// The lines expected in `from_line..=to_line`; see the module doc.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect_text: Option<String>,
     },
     /// Replaces every match of `pattern` in the body (after the line ops) with `replacement`.
     Replace {
@@ -155,6 +174,11 @@ impl Op {
             Op::UpdateLines { .. } => "update_lines",
             Op::Replace { .. } => "replace",
         }
+    }
+
+    /// Whether the op names lines by number (insert, remove, update_lines).
+    pub fn is_line_op(&self) -> bool {
+        !matches!(self, Op::Replace { .. })
     }
 }
 
@@ -201,8 +225,13 @@ pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
     for (i, op) in ops.iter().enumerate() {
         let index = to_u32(i);
         match op {
-            Op::Insert { at_line, content } => {
+            Op::Insert {
+                at_line,
+                content,
+                expect_text,
+            } => {
                 check_insert(index, *at_line, content, total)?;
+                check_expected(index, op, &orig, expect_text.as_deref())?;
                 edits.push(Edit {
                     index,
                     kind: EditKind::Insert,
@@ -211,8 +240,13 @@ pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
                     lines: content_lines(content),
                 });
             }
-            Op::Remove { from_line, to_line } => {
+            Op::Remove {
+                from_line,
+                to_line,
+                expect_text,
+            } => {
                 check_range(index, op.name(), *from_line, *to_line, total)?;
+                check_expected(index, op, &orig, expect_text.as_deref())?;
                 edits.push(Edit {
                     index,
                     kind: EditKind::Remove,
@@ -225,8 +259,10 @@ pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
                 from_line,
                 to_line,
                 content,
+                expect_text,
             } => {
                 check_range(index, op.name(), *from_line, *to_line, total)?;
+                check_expected(index, op, &orig, expect_text.as_deref())?;
                 if content.is_empty() {
                     return Err(ToolError::invalid(format!(
                         "ops[{index}] (update_lines): content is empty, which is ambiguous; to \
@@ -451,6 +487,193 @@ fn check_range(index: u32, name: &str, from: u64, to: u64, total: u64) -> Result
         )));
     }
     Ok(())
+}
+
+/// The most lines of the file an expected-text refusal or [`lines_now`] shows per op.
+const LINES_SHOWN_PER_OP: usize = 8;
+/// The most lines of the file [`lines_now`] shows in all.
+const LINES_SHOWN: usize = 24;
+
+/// The 1-based lines a line op acts on, for comparing and showing them: `(first, last)`, with
+/// `last < first` when there is none (an insert that appends). An insert's are the lines from
+/// `at_line` on, as many as `want` (at least one).
+fn op_lines(op: &Op, total: u64, want: usize) -> Option<(u64, u64)> {
+    match op {
+        Op::Insert { at_line, .. } => {
+            let want = want.max(1) as u64;
+            Some((*at_line, at_line.saturating_add(want - 1).min(total)))
+        }
+        Op::Remove {
+            from_line, to_line, ..
+        }
+        | Op::UpdateLines {
+            from_line, to_line, ..
+        } => Some((*from_line, (*to_line).min(total))),
+        Op::Replace { .. } => None,
+    }
+}
+
+/// Lines `first..=last` of the file, numbered as a numbered read shows them (`N→text`), at most
+/// `max` of them, each cut as an echo line is.
+fn numbered_lines(orig: &[Line<'_>], first: u64, last: u64, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut n = first;
+    while n <= last && n >= 1 {
+        let Some(line) = usize::try_from(n - 1).ok().and_then(|i| orig.get(i)) else {
+            break;
+        };
+        if out.len() == max {
+            out.push(format!("… ({} more lines)", last - n + 1));
+            break;
+        }
+        out.push(format!("{n}→{}", shown_line(line.body)));
+        n += 1;
+    }
+    out
+}
+
+/// A line's text as a refusal shows it: lossy UTF-8, cut after [`ECHO_LINE_MAX_BYTES`].
+fn shown_line(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if text.len() <= ECHO_LINE_MAX_BYTES {
+        return text.into_owned();
+    }
+    let mut cut = ECHO_LINE_MAX_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…[+{} bytes]", &text[..cut], text.len() - cut)
+}
+
+/// Refuses a line op whose `expect_text` is not what its lines hold.
+fn check_expected(index: u32, op: &Op, orig: &[Line<'_>], expected: Option<&str>) -> Result<()> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    let total = orig.len() as u64;
+    let want = content_lines(expected);
+    let Some((first, last)) = op_lines(op, total, want.len()) else {
+        return Ok(());
+    };
+    let actual: Vec<&[u8]> = if last < first {
+        Vec::new()
+    } else {
+        orig[usize::try_from(first - 1)
+            .unwrap_or(usize::MAX)
+            .min(orig.len())
+            ..usize::try_from(last).unwrap_or(usize::MAX).min(orig.len())]
+            .iter()
+            .map(|l| l.body)
+            .collect()
+    };
+    let appends = matches!(op, Op::Insert { at_line, .. } if *at_line == total + 1);
+    // An insert's lines are as many as expected from at_line on (fewer at the end of the
+    // file, which then differ).
+    let same = |want: &[&[u8]]| {
+        if appends {
+            want.is_empty()
+        } else {
+            want == actual.as_slice()
+        }
+    };
+    if same(&want) {
+        return Ok(());
+    }
+    // Lines copied from a numbered read, `N→` prefixes and all, are the same text.
+    let unnumbered: Option<Vec<&[u8]>> = want
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let prefix = format!("{}→", first + i as u64);
+            line.strip_prefix(prefix.as_bytes())
+        })
+        .collect();
+    if unnumbered.is_some_and(|u| !u.is_empty() && same(&u)) {
+        return Ok(());
+    }
+    let (what, now) = if appends {
+        (
+            format!(
+                "at_line {} appends after the last line, where there is no line, so expect_text \
+                 must be empty",
+                total + 1
+            ),
+            String::new(),
+        )
+    } else {
+        let shown = numbered_lines(orig, first, last, LINES_SHOWN_PER_OP);
+        let place = match op {
+            Op::Insert { .. } => format!(
+                "the {} from line {first} on",
+                plural(want.len().max(1) as u64, "line")
+            ),
+            _ => span(first, last),
+        };
+        (
+            format!(
+                "expect_text does not match {place}, which hold{} now:",
+                if shown.len() == 1 { "s" } else { "" }
+            ),
+            format!("\n{}", shown.join("\n")),
+        )
+    };
+    Err(ToolError::invalid(format!(
+        "ops[{index}] ({}): {what}{now}\nNothing was written. The file changed since the text \
+         was read, or the numbers are off: read it again with numbered: true and redo the ops \
+         from the lines it shows",
+        op.name()
+    )))
+}
+
+/// What the lines the line ops of `ops` name hold in `original` now, numbered as a numbered
+/// read shows them: one block per op, a few lines each. For a refusal that asks for a fresh
+/// read.
+pub fn lines_now(original: &[u8], ops: &[Op]) -> String {
+    let orig = split_lines(original);
+    let total = orig.len() as u64;
+    let mut out = Vec::new();
+    let mut shown = 0;
+    for (index, op) in ops.iter().enumerate() {
+        let Some((first, last)) = op_lines(op, total, 1) else {
+            continue;
+        };
+        let head = match op {
+            Op::Insert { at_line, .. } => format!("ops[{index}] (insert at line {at_line})"),
+            _ => format!(
+                "ops[{index}] ({} of {})",
+                op.name(),
+                match op {
+                    Op::Remove {
+                        from_line, to_line, ..
+                    }
+                    | Op::UpdateLines {
+                        from_line, to_line, ..
+                    } => span(*from_line, *to_line),
+                    _ => String::new(),
+                }
+            ),
+        };
+        if shown >= LINES_SHOWN {
+            out.push(format!("{head}: not shown"));
+            continue;
+        }
+        let lines = numbered_lines(
+            &orig,
+            first,
+            last,
+            LINES_SHOWN_PER_OP.min(LINES_SHOWN - shown),
+        );
+        shown += lines.len();
+        if lines.is_empty() {
+            out.push(format!(
+                "{head}: no such line now (the file has {})",
+                plural(total, "line")
+            ));
+        } else {
+            out.push(format!("{head}:\n{}", lines.join("\n")));
+        }
+    }
+    out.join("\n")
 }
 
 /// Refuses overlapping line ops. `edits` is sorted by (start, inserts first, index).
@@ -2102,16 +2325,19 @@ mod tests {
             vec![
                 Op::Insert {
                     at_line: 1,
-                    content: "x".into()
+                    content: "x".into(),
+                    expect_text: None,
                 },
                 Op::Remove {
                     from_line: 1,
-                    to_line: 2
+                    to_line: 2,
+                    expect_text: None,
                 },
                 Op::UpdateLines {
                     from_line: 3,
                     to_line: 3,
-                    content: "y".into()
+                    content: "y".into(),
+                    expect_text: None,
                 },
                 Op::Replace {
                     pattern: "a".into(),
@@ -2146,7 +2372,9 @@ mod tests {
     /// Whether two line ops overlap (written independently of `check_overlaps`).
     fn conflict(a: &Op, b: &Op) -> bool {
         let range = |op: &Op| match op {
-            Op::Remove { from_line, to_line }
+            Op::Remove {
+                from_line, to_line, ..
+            }
             | Op::UpdateLines {
                 from_line, to_line, ..
             } => Some((*from_line, *to_line)),
@@ -2193,16 +2421,21 @@ mod tests {
         let mut lines: Vec<String> = text.split_inclusive('\n').map(String::from).collect();
         let index = |n: u64| usize::try_from(n).unwrap() - 1;
         match op {
-            Op::Insert { at_line, content } => {
+            Op::Insert {
+                at_line, content, ..
+            } => {
                 lines.splice(index(*at_line)..index(*at_line), new(content));
             }
-            Op::Remove { from_line, to_line } => {
+            Op::Remove {
+                from_line, to_line, ..
+            } => {
                 lines.drain(index(*from_line)..=index(*to_line));
             }
             Op::UpdateLines {
                 from_line,
                 to_line,
                 content,
+                ..
             } => {
                 lines.splice(index(*from_line)..=index(*to_line), new(content));
             }
@@ -2246,15 +2479,20 @@ mod tests {
             let mut kept: Vec<Op> = Vec::new();
             for (kind, pos, len, content) in raw {
                 let op = match kind {
-                    0 => Op::Insert { at_line: 1 + pos % (n + 1), content },
+                    0 => Op::Insert { at_line: 1 + pos % (n + 1), content, expect_text: None },
                     _ if n == 0 => continue,
                     1 => {
                         let from = 1 + pos % n;
-                        Op::Remove { from_line: from, to_line: (from + len).min(n) }
+                        Op::Remove { from_line: from, to_line: (from + len).min(n), expect_text: None }
                     }
                     _ => {
                         let from = 1 + pos % n;
-                        Op::UpdateLines { from_line: from, to_line: (from + len).min(n), content }
+                        Op::UpdateLines {
+                            from_line: from,
+                            to_line: (from + len).min(n),
+                            content,
+                            expect_text: None,
+                        }
                     }
                 };
                 if !kept.iter().any(|k| conflict(k, &op)) {
@@ -2297,9 +2535,9 @@ mod tests {
             let ops: Vec<Op> = raw
                 .into_iter()
                 .map(|(kind, x, y, content, pattern, expect, flag)| match kind {
-                    0 => Op::Insert { at_line: x, content },
-                    1 => Op::Remove { from_line: x, to_line: y },
-                    2 => Op::UpdateLines { from_line: x, to_line: y, content },
+                    0 => Op::Insert { at_line: x, content, expect_text: None },
+                    1 => Op::Remove { from_line: x, to_line: y, expect_text: None },
+                    2 => Op::UpdateLines { from_line: x, to_line: y, content, expect_text: None },
                     _ => Op::Replace {
                         pattern,
                         replacement: content,

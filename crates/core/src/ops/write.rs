@@ -1,12 +1,18 @@
 //! Creating or overwriting a whole file, atomically, parents created. An existing text file in
 //! another encoding than UTF-8 keeps its encoding, BOM and line endings
 //! ([`encoding::rewrite`]); everything else is written as the UTF-8 content given.
+//!
+//! Under a [`Session`], the stale-write rule applies: a file the session read or wrote is
+//! replaced only while it still holds what the session last saw ([`Session::check`]);
+//! otherwise the write is refused as a conflict naming what changed, and nothing is written.
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
-use crate::access::{Access, Resolved, WriteOptions};
-use crate::error::{Result, ToolError};
+use crate::access::{Access, Meta, Resolved, WriteOptions};
+use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::DECODE_MAX;
+use crate::session::{Base, Current, FileRef, Session, Stale};
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
 use crate::text::lines;
 
@@ -26,69 +32,138 @@ pub struct WriteReport {
     pub kept: Option<TextFormat>,
 }
 
-/// Writes `content` as the whole of `target`, creating missing parent directories.
-pub fn write(access: &Access, target: &Resolved, content: &str) -> Result<WriteReport> {
-    if let Some(report) = overwrite_foreign(access, target, content)? {
-        return Ok(report);
+/// Writes `content` as the whole of `target`, creating missing parent directories. With a
+/// `session`, a file it read or wrote is replaced only while it holds what the session last
+/// saw (a `conflict` error otherwise), and the session then remembers the new content.
+pub fn write(
+    access: &Access,
+    target: &Resolved,
+    content: &str,
+    session: Option<&Session>,
+) -> Result<WriteReport> {
+    let Some(session) = session else {
+        return write_checked(access, target, content, None).map(|(report, _)| report);
+    };
+    let file = FileRef::new(access, target);
+    let current = session.check(&file).map_err(|stale| stale_error(&stale))?;
+    let (report, written) = write_checked(access, target, content, current.as_ref())?;
+    session.wrote(&file, Base::Checked, Some(&written));
+    Ok(report)
+}
+
+/// The refusal of a write_file over a file that changed since the session saw it.
+fn stale_error(stale: &Stale) -> ToolError {
+    let text = if stale.is_deleted() {
+        stale.explain(
+            "write_file did not create it again",
+            "If it should exist again, call write_file once more: the next write_file creates \
+             it.",
+        )
+    } else {
+        stale.explain(
+            "write_file did not replace it",
+            "Read it again with read_file, then make your change with edit_file, or write_file \
+             the whole file from what it holds now.",
+        )
+    };
+    ToolError::new(ErrorKind::Conflict, text)
+}
+
+/// [`write`] once the session's check is done: `current` is the file as checked, and the write
+/// lands only while the file still holds it. Returns the bytes written too.
+fn write_checked<'c>(
+    access: &Access,
+    target: &Resolved,
+    content: &'c str,
+    current: Option<&Current>,
+) -> Result<(WriteReport, Cow<'c, [u8]>)> {
+    if let Some((report, bytes)) = overwrite_foreign(access, target, content, current)? {
+        return Ok((report, Cow::Owned(bytes)));
     }
+    let options = match current {
+        Some(current) => current.guard(WriteOptions::default()),
+        None => WriteOptions::default(),
+    };
     let replaced = access
-        .write_atomic(target, content.as_bytes(), WriteOptions::default())
+        .write_atomic(target, content.as_bytes(), options)
         .map_err(|e| write_error(&e, target))?;
-    Ok(WriteReport {
+    let report = WriteReport {
         created: replaced.previous_len.is_none(),
         bytes: content.len(),
         lines: lines::count(content.as_bytes()),
         previous_len: replaced.previous_len,
         kept: None,
-    })
+    };
+    Ok((report, Cow::Borrowed(content.as_bytes())))
 }
 
 /// The overwrite of an existing text file in another encoding than UTF-8, in that encoding;
-/// `None` (nothing done) for any other target.
+/// `None` (nothing done) for any other target. `current` is the file as a session's check
+/// found it: its bytes are used instead of reading it again, and the write lands only while the
+/// file is still what was checked.
 fn overwrite_foreign(
     access: &Access,
     target: &Resolved,
     content: &str,
-) -> Result<Option<WriteReport>> {
-    let Ok((mut file, read)) = access.open_regular(target) else {
+    current: Option<&Current>,
+) -> Result<Option<(WriteReport, Vec<u8>)>> {
+    let (original, read): (Cow<'_, [u8]>, Option<Meta>) = match current.and_then(Current::bytes) {
+        Some(bytes) => {
+            if bytes.len() as u64 > DECODE_MAX || encoding::looks_binary(head(bytes)) {
+                return Ok(None);
+            }
+            (Cow::Borrowed(bytes), None)
+        }
+        None => {
+            let Ok((mut file, read)) = access.open_regular(target) else {
+                return Ok(None);
+            };
+            if read.len > DECODE_MAX {
+                return Ok(None);
+            }
+            let mut original = Vec::with_capacity(usize::try_from(read.len).unwrap_or(0));
+            (&mut file)
+                .take(BINARY_SNIFF_LEN as u64)
+                .read_to_end(&mut original)
+                .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
+            if encoding::looks_binary(&original) {
+                return Ok(None);
+            }
+            file.read_to_end(&mut original)
+                .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
+            (Cow::Owned(original), Some(read))
+        }
+    };
+    let original = original.as_ref();
+    let Some(decoded) = encoding::decode_foreign(original, None) else {
         return Ok(None);
     };
-    if read.len > DECODE_MAX {
-        return Ok(None);
-    }
-    let mut original = Vec::with_capacity(usize::try_from(read.len).unwrap_or(0));
-    (&mut file)
-        .take(BINARY_SNIFF_LEN as u64)
-        .read_to_end(&mut original)
-        .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
-    if encoding::looks_binary(&original) {
-        return Ok(None);
-    }
-    file.read_to_end(&mut original)
-        .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
-    let Some(decoded) = encoding::decode_foreign(&original, None) else {
-        return Ok(None);
-    };
-    let bytes = encoding::rewrite(&original, &decoded, content).map_err(|e| {
+    let bytes = encoding::rewrite(original, &decoded, content).map_err(|e| {
         ToolError::new(
             e.kind,
             format!("write_file could not write {}: {}", target.shown, e.message),
         )
     })?;
+    let options = match (current, &read) {
+        (Some(current), _) => current.guard(WriteOptions::default()),
+        (None, Some(read)) => WriteOptions::default().expecting_read(original, read),
+        (None, None) => WriteOptions::default().expecting(original),
+    };
     access
-        .write_atomic(
-            target,
-            &bytes,
-            WriteOptions::default().expecting_read(&original, &read),
-        )
+        .write_atomic(target, &bytes, options)
         .map_err(|e| write_error(&e, target))?;
-    Ok(Some(WriteReport {
+    let report = WriteReport {
         created: false,
         bytes: bytes.len(),
         lines: lines::count(content.as_bytes()),
         previous_len: Some(original.len() as u64),
         kept: Some(decoded.format),
-    }))
+    };
+    Ok(Some((report, bytes)))
+}
+
+fn head(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.len().min(BINARY_SNIFF_LEN)]
 }
 
 /// Maps an error of an atomic write of `target`.

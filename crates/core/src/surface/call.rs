@@ -1,9 +1,12 @@
 //! What a call carries besides its arguments: a cancel flag the engine checks during long work,
-//! and an optional sink for progress reports (MCP `notifications/progress`, a CLI bar).
+//! an optional sink for progress reports (MCP `notifications/progress`, a CLI bar), and the
+//! session the call belongs to (what it has seen of each file, for the stale-write rule).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use crate::session::Session;
 
 /// One progress report: how much is done, of how much when that is known, and what.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,12 +36,13 @@ struct Reporter {
     last_done: Mutex<Option<u64>>,
 }
 
-/// What a call carries besides its arguments: whether its caller has given up on it, and where
-/// its progress goes.
+/// What a call carries besides its arguments: whether its caller has given up on it, where
+/// its progress goes, and the session it belongs to.
 #[derive(Clone, Default)]
 pub struct CallContext {
     cancelled: Arc<AtomicBool>,
     reporter: Option<Arc<Reporter>>,
+    session: Option<Arc<Session>>,
 }
 
 impl std::fmt::Debug for CallContext {
@@ -46,6 +50,7 @@ impl std::fmt::Debug for CallContext {
         f.debug_struct("CallContext")
             .field("cancelled", &self.is_cancelled())
             .field("reports_progress", &self.reporter.is_some())
+            .field("session", &self.session)
             .finish()
     }
 }
@@ -56,7 +61,26 @@ impl CallContext {
         CallContext {
             cancelled: flag,
             reporter: None,
+            session: None,
         }
+    }
+
+    /// The same context, in `session`: reads are recorded there and whole-file writes and line
+    /// edits are checked against it. A [`crate::Workspace`] puts its own session on every call
+    /// whose context has none.
+    pub fn in_session(mut self, session: Arc<Session>) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// The session of the call, if it has one (a call without one has never read anything).
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_deref()
+    }
+
+    /// Whether the call carries a session.
+    pub fn has_session(&self) -> bool {
+        self.session.is_some()
     }
 
     /// The same context, reporting progress to `sink` (at most about ten reports a second).

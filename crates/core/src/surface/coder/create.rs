@@ -1,11 +1,17 @@
 //! create-file: write new files (or replace existing ones when asked), each on its own.
+//!
+//! `overwrite: true` follows the stale-write rule ([`crate::session`]): a file this session read
+//! or wrote is replaced only while it holds what the session last saw; otherwise the entry fails
+//! with C210 naming what changed, and nothing is written. A file the session never saw is
+//! replaced as the worker's document says.
 
 use std::io;
 
 use super::wire::{CreateFileInput, CreateFileOutput, CreateFileResult, CreateFileSpec};
 use super::{Ctx, canonical, wire_error};
-use crate::access::{Resolved, WriteOptions};
+use crate::access::WriteOptions;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::session::{Base, FileRef, Stale};
 
 pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
@@ -19,7 +25,8 @@ pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOu
             };
             let outcome = ctx.resolve(&spec.path, base.as_ref()).and_then(|target| {
                 result.path = canonical(&target);
-                create(ctx, &target, spec)
+                let file = FileRef::in_folder(ctx.access, &target, base.as_ref());
+                super::update::retrying(ctx, &spec.path, || create(ctx, &file, spec))
             });
             match outcome {
                 Ok(written) => {
@@ -34,7 +41,8 @@ pub(super) fn call(ctx: &Ctx<'_>, input: CreateFileInput) -> Result<CreateFileOu
     Ok(CreateFileOutput { results })
 }
 
-fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64> {
+fn create(ctx: &Ctx<'_>, file: &FileRef<'_>, spec: &CreateFileSpec) -> Result<u64> {
+    let target = file.target();
     // Left out, the mode is 0644 for a new file; a replaced file keeps its own.
     let mode = match spec.mode.as_deref() {
         Some(text) => Some(parse_mode(text)?),
@@ -58,11 +66,22 @@ fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64
             spec.path
         )));
     }
+    let session = ctx.call.session();
+    let current = match session {
+        Some(session) if spec.overwrite => session
+            .check(file)
+            .map_err(|stale| stale_error(&stale, &spec.path))?,
+        _ => None,
+    };
     let options = WriteOptions {
         create_parents: spec.parents,
         create_new: !spec.overwrite,
         exact_mode: mode,
         ..WriteOptions::default()
+    };
+    let options = match &current {
+        Some(current) => current.guard(options),
+        None => options,
     };
     ctx.access
         .write_atomic(target, spec.content.as_bytes(), options)
@@ -83,7 +102,30 @@ fn create(ctx: &Ctx<'_>, target: &Resolved, spec: &CreateFileSpec) -> Result<u64
             }
             _ => ToolError::from_io(&e, "write", &spec.path),
         })?;
+    if let Some(session) = session {
+        session.wrote(file, Base::Checked, Some(spec.content.as_bytes()));
+    }
     Ok(len)
+}
+
+/// The refusal of an overwrite of a file that changed (or went) since this session saw it.
+fn stale_error(stale: &Stale, path: &str) -> ToolError {
+    let text = if stale.is_deleted() {
+        stale.explain(
+            "create-file did not create it again",
+            &format!(
+                "If it should exist again, call create-file once more for {path}: the next call \
+                 creates it."
+            ),
+        )
+    } else {
+        stale.explain(
+            "create-file did not replace it",
+            "Read it again with read-file, then make your change with update-file, or call \
+             create-file with overwrite: true and the whole content based on what it holds now.",
+        )
+    };
+    ToolError::invalid(text)
 }
 
 /// Parses octal permission text such as "0644" or "755".

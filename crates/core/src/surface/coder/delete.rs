@@ -3,6 +3,7 @@
 use super::wire::{DeleteFileInput, DeleteFileOutput, DeleteFileResult};
 use super::{Ctx, canonical, wire_error};
 use crate::error::{Result, ToolError};
+use crate::session::FileRef;
 
 pub(super) fn call(ctx: &Ctx<'_>, input: DeleteFileInput) -> Result<DeleteFileOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
@@ -24,7 +25,11 @@ pub(super) fn call(ctx: &Ctx<'_>, input: DeleteFileInput) -> Result<DeleteFileOu
                         target.path.display()
                     )));
                 }
-                ctx.access.remove(&target, input.recursive)
+                let removed = ctx.access.remove(&target, input.recursive)?;
+                if let Some(session) = ctx.call.session() {
+                    session.forget(&FileRef::in_folder(ctx.access, &target, base.as_ref()));
+                }
+                Ok(removed)
             });
                 match outcome {
                     Ok(removed) => {

@@ -79,7 +79,12 @@ impl Ctx<'_> {
 /// The stable code of an error kind.
 pub fn code(kind: ErrorKind) -> &'static str {
     match kind {
-        ErrorKind::InvalidArgument | ErrorKind::NoMatch | ErrorKind::NotUnique => "C210",
+        // A conflict (the file changed under the call; nothing written) fails a pre-write
+        // guard, as an expect_matches mismatch does: the message says it is a conflict.
+        ErrorKind::InvalidArgument
+        | ErrorKind::NoMatch
+        | ErrorKind::NotUnique
+        | ErrorKind::Conflict => "C210",
         ErrorKind::NotFound | ErrorKind::NotAccessible => "C211",
         ErrorKind::TooLarge => "C213",
         ErrorKind::OutsideRoot => "C215",
@@ -174,9 +179,12 @@ const TOOLS: [ToolSpec; 9] = [
             ignore_case?, dot_matches_newline?, expect_matches?} then runs on the whole body: \
             match a large region with two short anchors joined by .*? and dot_matches_newline \
             rather than quoting it; expect_matches guards the count (0 asserts absence); in the \
-            replacement $1, ${1}, $name and ${name} are captures and $$ is a literal $. Each file \
-            is written atomically or not at all; each op returns an echo of the edited region \
-            to check instead of re-reading.",
+            replacement $1, ${1}, $name and ${name} are captures and $$ is a literal $. A line op \
+            may carry expect_text, the text you expect in its lines (for insert, the lines from \
+            at_line on): a difference fails the file with C210 naming what they hold. Line ops \
+            on a file that changed since this session read or wrote it fail with C210 until it \
+            is read again. Each file is written atomically or not at all; each op returns an \
+            echo of the edited region to check instead of re-reading.",
         read_only: false,
         destructive: true,
         input: schema_of::<wire::UpdateFileInput>,

@@ -8,6 +8,7 @@ use super::wire::{MoveFileInput, MoveFileOutput, MoveFileResult, MoveFileSpec};
 use super::{Ctx, canonical, wire_error};
 use crate::access::{NewFolders, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::session::FileRef;
 
 pub(super) fn call(ctx: &Ctx<'_>, input: MoveFileInput) -> Result<MoveFileOutput> {
     let base = ctx.base(input.base_dir.as_deref())?;
@@ -22,6 +23,16 @@ pub(super) fn call(ctx: &Ctx<'_>, input: MoveFileInput) -> Result<MoveFileOutput
             };
             match move_one(ctx, base.as_ref(), spec, &mut result) {
                 Ok(moved) => {
+                    if let (true, Some(session)) = (moved, ctx.call.session()) {
+                        // What the session saw at the source is at the destination now.
+                        let from = ctx.access.resolve_entry(&spec.from, base.as_ref());
+                        let to = ctx.access.resolve_entry(&spec.to, base.as_ref());
+                        if let (Ok(from), Ok(to)) = (from, to) {
+                            let from = FileRef::in_folder(ctx.access, &from, base.as_ref());
+                            session
+                                .moved(&from, &FileRef::in_folder(ctx.access, &to, base.as_ref()));
+                        }
+                    }
                     result.moved = moved;
                     result.success = true;
                 }

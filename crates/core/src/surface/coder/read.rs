@@ -26,6 +26,7 @@ use super::{Ctx, canonical, wire_error};
 use crate::access::{Meta, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::{DECODE_MAX, LineSink, LineWindow, stream_lines};
+use crate::session::FileRef;
 use crate::text::encoding::{self, Decoded};
 
 /// Once a window is complete, the bytes a read may go on reading to find the end of the file
@@ -86,6 +87,7 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
     let target = ctx.resolve(raw, base.as_ref())?;
     let (mut file, meta) = open(ctx, &target)?;
     let wide = wide_text(&target, &mut file, &meta)?;
+    let shows_content = !input.stat;
     let read = if input.stat {
         probe(ctx, &target, file, &meta, wide.as_ref())?
     } else if let Some((from, to)) = window {
@@ -112,6 +114,10 @@ fn single(ctx: &Ctx<'_>, raw: &str, input: &ReadFileInput) -> Result<ReadFileOut
             input.max_output_bytes,
         )?
     };
+    if let (true, Some(session)) = (shows_content, ctx.call.session()) {
+        let seen = FileRef::in_folder(ctx.access, &target, base.as_ref());
+        session.read(&seen, Some(meta.stamp));
+    }
     Ok(ReadFileOutput {
         content: read.content,
         encoding: read.encoding,
@@ -611,6 +617,10 @@ fn batch(ctx: &Ctx<'_>, base: Option<&Resolved>, targets: &[ReadTarget]) -> Vec<
         };
         match read {
             Ok(read) => {
+                if let (false, Some(session)) = (stat, ctx.call.session()) {
+                    let seen = FileRef::in_folder(ctx.access, &resolved, base);
+                    session.read(&seen, Some(meta.stamp));
+                }
                 let returned = read.content.as_ref().map_or(0, |c| c.len() as u64);
                 remaining = remaining.saturating_sub(returned);
                 results.push(ReadEntryResult {

@@ -367,9 +367,20 @@ pub enum UpdateOp {
         at_line: u32,
         /// The lines to insert.
         content: String,
+        /// Optional guard: the line(s) you expect from at_line on (the text the content goes
+        /// before), as your read showed them (`N→` prefixes of a numbered read may stay); empty
+        /// when appending. When the file differs there, this FILE fails with C210 naming what
+        /// the lines hold now, and nothing is written.
+        #[serde(default)]
+        expect_text: Option<String>,
     },
     /// Delete lines from_line..=to_line.
     Remove {
+        /// Optional guard: the text you expect in from_line..=to_line, as your read showed it
+        /// (`N→` prefixes of a numbered read may stay). When the file differs there, this FILE
+        /// fails with C210 naming what the lines hold now, and nothing is written.
+        #[serde(default)]
+        expect_text: Option<String>,
         /// First line removed.
         from_line: u32,
         /// Last line removed.
@@ -379,6 +390,11 @@ pub enum UpdateOp {
     UpdateLines {
         /// The new lines.
         content: String,
+        /// Optional guard: the text you expect in from_line..=to_line, as your read showed it
+        /// (`N→` prefixes of a numbered read may stay). When the file differs there, this FILE
+        /// fails with C210 naming what the lines hold now, and nothing is written.
+        #[serde(default)]
+        expect_text: Option<String>,
         /// First line replaced.
         from_line: u32,
         /// Last line replaced.

@@ -113,13 +113,16 @@ impl Gg {
                     count_budget: self.count_budget,
                     ..Default::default()
                 };
-                let outcome = ops::read::read(access, &target, &options, ctx)?;
+                let outcome = crate::session::reading(ctx, access, &target, || {
+                    ops::read::read(access, &target, &options, ctx)
+                })?;
                 Ok(read::render(&target.shown, outcome, &options))
             }
             "write_file" => {
                 let args = Args::parse(tool, args, &["path", "content"])?;
                 let target = access.resolve(args.str("path")?)?;
-                let report = ops::write::write(access, &target, args.str("content")?)?;
+                let content = args.str("content")?;
+                let report = ops::write::write(access, &target, content, ctx.session())?;
                 Ok(ToolOutput::text(writes::write_summary(
                     &access.written_name(&target),
                     &report,
@@ -134,6 +137,10 @@ impl Gg {
                     args.str("old_string")?,
                     args.str("new_string")?,
                 )?;
+                if let Some(session) = ctx.session() {
+                    let file = crate::session::FileRef::new(access, &target);
+                    session.wrote(&file, crate::session::Base::Unknown, None);
+                }
                 Ok(ToolOutput::text(writes::edit_summary(
                     &access.written_name(&target),
                     &report,

@@ -123,6 +123,10 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .access
         .write_atomic(&target.resolved, &edited, options)
         .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
+    if let Some(session) = call.ctx.session() {
+        let file = crate::session::FileRef::new(&target.access, &target.resolved);
+        session.wrote(&file, crate::session::Base::Bytes(&original), Some(&edited));
+    }
     let named = target.access.written_name(&target.resolved);
     let report = match encoding::wide_bom(&original) {
         // UTF-16/32: the diff is between the texts, as read_file and search_files show them.

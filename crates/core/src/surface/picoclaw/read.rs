@@ -94,7 +94,7 @@ pub(super) fn read_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         .map_err(|e| open_error(&e, &target.resolved))?;
     let name = base_name(&target.resolved);
     let inline = usize::try_from(call.pico.config().max_inline_result_chars).unwrap_or(usize::MAX);
-    match settings.mode {
+    let read = match settings.mode {
         ReadFileMode::Bytes => {
             let offset = args.opt_uint("offset")?.unwrap_or(0);
             let length = match args.opt_uint("length")? {
@@ -134,7 +134,12 @@ pub(super) fn read_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             };
             lines_mode(file, &name, raw, &window)
         }
+    };
+    if let (Ok(_), Some(session)) = (&read, call.ctx.session()) {
+        let file = crate::session::FileRef::new(&target.access, &target.resolved);
+        session.read(&file, Some(meta.stamp));
     }
+    read
 }
 
 fn open_error(err: &std::io::Error, target: &Resolved) -> ToolError {

@@ -11,6 +11,11 @@
 //! append_file appends in place (`O_APPEND`, then fsync): the file keeps its mode and inode, a
 //! symbolic link is followed to its target, and a missing file (and its parents) is created.
 //!
+//! The stale-write rule ([`crate::session`]): an overwrite of a file this session read or
+//! wrote happens only while the file holds what the session last saw; otherwise write_file
+//! fails with the structured `file_changed` payload (or `file_deleted`), naming what changed
+//! and the call to make next. A file the session never saw is written as above.
+//!
 //! Both first map `[FILTERED]` copied from a redacted read back to the value it hides in the
 //! existing file ([`restore`]): writing back a read, one line changed, keeps every hidden value
 //! (and is then `unchanged`, `appended` or an overwrite with the real values); a placeholder
@@ -29,6 +34,7 @@ use super::policy::{Op, Target};
 use crate::access::{Access, NewFolders, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
+use crate::session::{Base, FileRef, Stale};
 use crate::text::encoding::{self, TextFormat};
 use crate::text::redact::FILTERED;
 use crate::text::restore;
@@ -63,6 +69,8 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         _ => Cow::Borrowed(content),
     };
     let content = content.as_bytes();
+    let file = FileRef::new(&target.access, &target.resolved);
+    let session = call.ctx.session();
     // What was written, and where in the file it starts.
     let (action, written, offset): (&str, &[u8], u64) = match existing {
         None => {
@@ -86,18 +94,46 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Some(existing_len) => {
             match relation(&target.access, &target.resolved, content).map_err(io_err)? {
                 Relation::Equal => {
+                    if let Some(session) = session {
+                        session.wrote(&file, Base::Checked, Some(content));
+                    }
                     return Ok(success("unchanged", &resolved_path, 0, &target, content));
                 }
                 Relation::Prefix(old_len) => {
                     let suffix = &content[usize::try_from(old_len).unwrap_or(0)..];
                     let old =
                         append_bytes(&target.access, &target.resolved, suffix).map_err(io_err)?;
+                    if old != old_len {
+                        // Someone else wrote in between: the file is not the content given.
+                        if let Some(session) = session {
+                            session.forget(&file);
+                        }
+                    }
                     ("appended", suffix, old)
                 }
                 Relation::Differs if overwrite => {
+                    let current = match session {
+                        Some(session) => match session.check(&file) {
+                            Ok(current) => current,
+                            Err(stale) => {
+                                return Ok(file_changed(
+                                    call,
+                                    raw,
+                                    &resolved_path,
+                                    &stale,
+                                    content.len(),
+                                ));
+                            }
+                        },
+                        None => None,
+                    };
+                    let options = match &current {
+                        Some(current) => current.guard(WriteOptions::default()),
+                        None => WriteOptions::default(),
+                    };
                     target
                         .access
-                        .write_atomic(&target.resolved, content, WriteOptions::default())
+                        .write_atomic(&target.resolved, content, options)
                         .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
                     ("overwritten", content, 0)
                 }
@@ -134,6 +170,12 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             out.insert("detail".into(), json!(detail));
         }
         return Ok(ToolOutput::json(Value::Object(out), true));
+    }
+    if let Some(session) = session
+        && (action != "appended" || offset + written.len() as u64 == content.len() as u64)
+    {
+        // The file now holds exactly the content given, which the model wrote whole.
+        session.wrote(&file, Base::Checked, Some(content));
     }
     Ok(success(
         action,
@@ -238,6 +280,64 @@ fn file_exists(
     );
     ToolOutput {
         content: vec![Content::Text(text)],
+        is_error: true,
+        structured: Some(structured),
+    }
+}
+
+/// The refusal of an overwrite of a file that changed (or went) since this session last read
+/// or wrote it: the human line and the structured payload, as for `file_exists`.
+fn file_changed(
+    call: &Call<'_>,
+    raw: &str,
+    resolved_path: &str,
+    stale: &Stale,
+    new_bytes: usize,
+) -> ToolOutput {
+    let edit = call.pico.config().tools.edit_file;
+    let (error, recommended, available, text) = if stale.is_deleted() {
+        (
+            "file_deleted",
+            "write_file",
+            vec!["write_file"],
+            stale.explain(
+                "write_file did not create it again",
+                "If it should exist again, call write_file once more: the next write_file \
+                 creates it.",
+            ),
+        )
+    } else {
+        let mut available = vec!["read_file"];
+        if edit {
+            available.push("edit_file");
+        }
+        let next = if edit {
+            "Call read_file to see what it holds now, then use edit_file for a targeted change, \
+             or write_file with overwrite=true from what it holds now."
+        } else {
+            "Call read_file to see what it holds now, then write_file with overwrite=true from \
+             what it holds now."
+        };
+        (
+            "file_changed",
+            "read_file",
+            available,
+            stale.explain("write_file did not overwrite it", next),
+        )
+    };
+    let structured = json!({
+        "error": error,
+        "path": raw,
+        "resolved_path": resolved_path,
+        "recommended_action": recommended,
+        "available_actions": available,
+        "read_bytes": stale.then_len,
+        "existing_bytes": stale.now_len,
+        "new_bytes": new_bytes,
+        "changes": stale.changes,
+    });
+    ToolOutput {
+        content: vec![Content::Text(format!("{text}\nstructured: {structured}"))],
         is_error: true,
         structured: Some(structured),
     }
@@ -368,8 +468,20 @@ pub(super) fn append_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         ),
         None => (Cow::Borrowed(content.as_bytes()), String::new()),
     };
+    // What the session saw of the file, when it still holds that: the new content is then
+    // known too. An append never discards anything, so a stale file is appended to as usual.
+    let file = FileRef::new(&target.access, &target.resolved);
+    let seen = call
+        .ctx
+        .session()
+        .and_then(|session| session.check(&file).ok().flatten());
     let old = append_bytes(&target.access, &target.resolved, &bytes)
         .map_err(|e| ToolError::from_io(&e, "append to", raw))?;
+    if let (Some(session), Some(before)) =
+        (call.ctx.session(), seen.as_ref().and_then(|c| c.bytes()))
+    {
+        session.appended(&file, before, old, &bytes);
+    }
     let total = old + bytes.len() as u64;
     let raw = target.access.written_name(&target.resolved);
     Ok(ToolOutput::text(if old == 0 {

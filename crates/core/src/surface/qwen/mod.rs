@@ -100,12 +100,17 @@ impl Surface for Qwen {
     ) -> Option<ToolOutput> {
         let outcome = match name {
             "list_directory" => list::list_directory(self, access, args),
-            "read_file" => read::read_file(self, access, args),
+            "read_file" => {
+                let raw = args.get("path").and_then(Value::as_str).map(str::to_string);
+                crate::session::reading_path(ctx, access, raw.as_deref(), || {
+                    read::read_file(self, access, args)
+                })
+            }
             "notebook_edit" => notebook::notebook_edit(self, access, args),
-            "write_file" => writes::write_file(self, access, args),
+            "write_file" => writes::write_file(self, access, args, ctx),
             "glob" => search::glob(self, access, args, ctx),
             "grep_search" => search::grep_search(self, access, args, ctx),
-            "edit" => writes::edit(self, access, args),
+            "edit" => writes::edit(self, access, args, ctx),
             _ => return None,
         };
         Some(outcome.unwrap_or_else(failure))

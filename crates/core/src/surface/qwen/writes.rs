@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::args::Args;
 use super::{Outcome, Qwen, is_notebook, resolve};
 use crate::access::{Access, Resolved, WriteOptions};
-use crate::surface::ToolOutput;
+use crate::session::{Base, Current, FileRef, Stale};
+use crate::surface::{CallContext, ToolOutput};
 use crate::text::encoding::{self, LineEnding};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
@@ -17,7 +18,7 @@ use crate::text::matcher::{self, Level};
 /// The most line numbers an ambiguity error lists.
 const MAX_LINES_LISTED: usize = 20;
 
-pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
+pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext) -> Outcome {
     let args = Args::parse("write_file", args, &["file_path", "content"])?;
     let raw = args.str("file_path")?;
     let content = args.str("content")?;
@@ -32,7 +33,19 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         ));
     }
     let target = resolve(access, raw, "File path")?;
-    let existing = existing(access, &target, raw)?;
+    // The stale-write rule: a file this session saw is overwritten only while it holds what
+    // the session saw.
+    let file = FileRef::new(access, &target);
+    let current = match ctx.session() {
+        Some(session) => session
+            .check(&file)
+            .map_err(|stale| stale_message(&stale))?,
+        None => None,
+    };
+    let existing = match current.as_ref().and_then(Current::bytes) {
+        Some(bytes) => Some(bytes.to_vec()),
+        None => existing(access, &target, raw)?,
+    };
     let bytes = match &existing {
         Some(original) if !super::read::is_binary(head(original)) => {
             let decoded = encoding::decode(original, qwen.fallback);
@@ -41,7 +54,10 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
         }
         _ => new_file_bytes(qwen, raw, content)?,
     };
-    write(access, &target, raw, &bytes, true, None)?;
+    write(access, &target, raw, &bytes, true, None, current.as_ref())?;
+    if let Some(session) = ctx.session() {
+        session.wrote(&file, Base::Checked, Some(&bytes));
+    }
     let named = access.written_name(&target);
     Ok(ToolOutput::text(match existing {
         None => format!("Successfully created and wrote to new file: {named}."),
@@ -49,7 +65,7 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     }))
 }
 
-pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
+pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext) -> Outcome {
     let args = Args::parse(
         "edit",
         args,
@@ -79,7 +95,10 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
             ));
         }
         let bytes = new_file_bytes(qwen, raw, new)?;
-        write(access, &target, raw, &bytes, true, None)?;
+        write(access, &target, raw, &bytes, true, None, None)?;
+        if let Some(session) = ctx.session() {
+            session.wrote(&FileRef::new(access, &target), Base::Checked, Some(&bytes));
+        }
         return Ok(ToolOutput::text(format!(
             "Created new file: {} with provided content.",
             access.written_name(&target)
@@ -141,7 +160,11 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
     }
     let bytes = encoding::rewrite(&original, &decoded, &new_text)
         .map_err(|e| format!("Error executing edit: {}", e.message))?;
-    write(access, &target, raw, &bytes, false, Some(&original))?;
+    write(access, &target, raw, &bytes, false, Some(&original), None)?;
+    if let Some(session) = ctx.session() {
+        let file = FileRef::new(access, &target);
+        session.wrote(&file, Base::Bytes(&original), Some(&bytes));
+    }
     Ok(ToolOutput::text(format!(
         "Successfully modified file: {} ({} replacements).{}",
         access.written_name(&target),
@@ -250,6 +273,26 @@ fn new_file_bytes(qwen: &Qwen, raw: &str, content: &str) -> Result<Vec<u8>, Stri
         .map_err(|e| format!("Error writing to file {raw}: {}", e.message))
 }
 
+/// The refusal of a write_file over a file that changed since this session saw it.
+fn stale_message(stale: &Stale) -> String {
+    let text = if stale.is_deleted() {
+        stale.explain(
+            "write_file did not create it again",
+            "If it should exist again, call write_file once more: the next write_file creates \
+             it.",
+        )
+    } else {
+        stale.explain(
+            "write_file did not overwrite it",
+            "Use read_file to see what it holds now, then make your change with edit, or call \
+             write_file again with the whole content based on what it holds now.",
+        )
+    };
+    format!("Failed to write file: {text}")
+}
+
+/// Writes `bytes` over `target`: only while it holds `expect` when given, and only while it is
+/// what a session's check found (`current`) when given.
 fn write(
     access: &Access,
     target: &Resolved,
@@ -257,17 +300,19 @@ fn write(
     bytes: &[u8],
     create_parents: bool,
     expect: Option<&[u8]>,
+    current: Option<&Current>,
 ) -> Result<(), String> {
+    let options = WriteOptions {
+        create_parents,
+        expect,
+        ..WriteOptions::default()
+    };
+    let options = match current {
+        Some(current) => current.guard(options),
+        None => options,
+    };
     access
-        .write_atomic(
-            target,
-            bytes,
-            WriteOptions {
-                create_parents,
-                expect,
-                ..WriteOptions::default()
-            },
-        )
+        .write_atomic(target, bytes, options)
         .map(|_| ())
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::PermissionDenied => match e.get_ref() {
