@@ -10,6 +10,7 @@
 //! with space reserved for a write like the last one when that was small.
 
 use std::fs::File;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Mutex, OnceLock};
 
@@ -72,6 +73,7 @@ fn queue() -> Option<&'static Mutex<Sender<Job>>> {
                     let me = rustix::thread::gettid();
                     let _ = rustix::process::setpriority_process(Some(me), 19);
                     for job in rx {
+                        PENDING.fetch_sub(1, Ordering::Relaxed);
                         match job {
                             Job::Close(file) => drop(file),
                             Job::Prepare(dir, folder, likely) => {
@@ -90,9 +92,27 @@ fn queue() -> Option<&'static Mutex<Sender<Job>>> {
         .as_ref()
 }
 
+/// The most jobs waiting for the background thread. Each holds a descriptor (a replaced file,
+/// or a folder), and the thread runs at the lowest priority, so a burst of writes on a busy
+/// machine could otherwise queue descriptors up to the process's limit; past this many, a file
+/// is closed in place and no spare is made.
+const MAX_PENDING: usize = 64;
+
+/// How many jobs are waiting for the background thread.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
 fn send(job: Job) -> Result<(), Job> {
+    if PENDING.load(Ordering::Relaxed) >= MAX_PENDING {
+        return Err(job);
+    }
     match queue().and_then(|tx| tx.lock().ok()) {
-        Some(tx) => tx.send(job).map_err(|unsent| unsent.0),
+        Some(tx) => {
+            PENDING.fetch_add(1, Ordering::Relaxed);
+            tx.send(job).map_err(|unsent| {
+                PENDING.fetch_sub(1, Ordering::Relaxed);
+                unsent.0
+            })
+        }
         None => Err(job),
     }
 }
