@@ -312,7 +312,7 @@ fn check_writable(meta: &Meta, what: &str) -> io::Result<()> {
     Ok(())
 }
 
-fn check_regular(meta: &Meta) -> io::Result<()> {
+pub(super) fn check_regular(meta: &Meta) -> io::Result<()> {
     if meta.is_dir {
         return Err(io::Error::from(io::ErrorKind::IsADirectory));
     }

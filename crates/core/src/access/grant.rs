@@ -244,15 +244,7 @@ impl Access {
         })?;
         let file = File::from(fd);
         let meta = Meta::from(rustix::fs::fstat(&file)?);
-        if meta.is_dir {
-            return Err(io::Error::from(io::ErrorKind::IsADirectory));
-        }
-        if !meta.is_file {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a FIFO, socket or device)",
-            ));
-        }
+        super::fs::check_regular(&meta)?;
         self.check_links(&meta)?;
         Ok((file, meta))
     }
