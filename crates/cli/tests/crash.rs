@@ -246,7 +246,8 @@ impl Scenario {
         match self.profile() {
             "gg" | "picoclaw" => ("list_dir", json!({"path": "."})),
             "coder" => ("list-folder", json!({"path": "."})),
-            _ => ("read_files", json!({"paths": ["small.txt"]})),
+            "sgpt" => ("read_files", json!({"paths": ["small.txt"]})),
+            other => panic!("no probe call known for the profile {other}"),
         }
     }
 }

@@ -65,7 +65,7 @@ fn gg_without_vision_describes_a_damaged_image_as_damaged() {
 
 fn qwen(dir: &std::path::Path) -> Workspace {
     let mut options = Options::new(dir);
-    options.profile = Profile::Qwen;
+    options.profile = Profile::Qwen.into();
     Workspace::open(options).unwrap()
 }
 

@@ -15,7 +15,7 @@ fn workspace(profile: Profile) -> (tempfile::TempDir, Workspace) {
     std::fs::write(dir.path().join("big.txt"), big.repeat(size)).unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     let mut options = Options::new(dir.path());
-    options.profile = profile;
+    options.profile = profile.into();
     let ws = Workspace::open(options).unwrap();
     (dir, ws)
 }

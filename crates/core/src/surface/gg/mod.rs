@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::args::Args;
 use super::{CallContext, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
-use crate::config::{Capability, Config, ReadMode, all_tools};
+use crate::config::gg::{Capability, GgConfig, ReadMode, all_tools};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops;
 
@@ -49,7 +49,11 @@ pub struct SurfaceError(pub String);
 impl Gg {
     /// The surface for `config`, restricted to `agent`'s allowlist when given; `vision_off`
     /// overrides the configuration's vision setting.
-    pub fn new(config: &Config, agent: Option<&str>, vision_off: bool) -> Result<Gg, SurfaceError> {
+    pub fn new(
+        config: &GgConfig,
+        agent: Option<&str>,
+        vision_off: bool,
+    ) -> Result<Gg, SurfaceError> {
         let allow = match agent {
             None => None,
             Some(name) => match config.agents.get(name) {
