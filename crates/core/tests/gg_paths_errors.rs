@@ -1,7 +1,12 @@
 //! Paths (relative to the working directory, absolute as themselves, `..` left to the kernel,
 //! the empty path refused) and the shape of every error: `kind: problem...`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 mod common;
 

@@ -4,7 +4,12 @@
 //! is exact, a window past the lines counted is still found, and progress and cancellation work
 //! during a long count.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 mod common;
 

@@ -1,7 +1,12 @@
 //! write_file and edit_file: whole-file atomic writes with parents created, and the one exact,
 //! unique replacement with its two distinct failures.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 mod common;
 

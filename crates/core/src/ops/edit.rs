@@ -10,7 +10,7 @@
 
 use std::io;
 
-use crate::access::{Access, Meta, Resolved, Splice, WriteOptions};
+use crate::access::{Access, Meta, OpenFile, Resolved, Splice, WriteOptions};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, Decoded, TextFormat, Utf8Check};
 use crate::text::lines;
@@ -191,7 +191,7 @@ const STREAM_FROM: u64 = 8 * 1024 * 1024;
 fn edit_large(
     access: &Access,
     target: &Resolved,
-    file: &std::fs::File,
+    file: &OpenFile,
     read: &Meta,
     old: &str,
     new: &str,
@@ -226,7 +226,7 @@ fn edit_large(
 /// The offset and 1-based line of the only occurrence of `needle` in `file`, read in chunks;
 /// `None` when it is absent or occurs more than once (overlapping occurrences count), or when
 /// the file is not valid UTF-8 (its text may be in another encoding, matched once decoded).
-fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
+fn find_once(file: &OpenFile, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
     use std::os::unix::fs::FileExt as _;
     const CHUNK: usize = 1024 * 1024;
     let finder = memchr::memmem::Finder::new(needle);

@@ -19,16 +19,15 @@
 //! the window it shows, and decoded whole only when that window is not UTF-8.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read};
 use std::time::Instant;
 
 use super::image::{self, ImageFormat};
 pub use super::line_index::CountBudget;
 use super::line_index::{Count, CountError, FileKey, INDEX_MIN_LEN};
-use crate::access::{Access, Resolved};
+use crate::access::{Access, OpenFile, Resolved};
+use crate::context::CallContext;
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::surface::CallContext;
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
 
 /// The size of the one buffer a read streams through.
@@ -443,7 +442,7 @@ fn fill<R: Read>(file: &mut R, buf: &mut [u8], min: usize) -> io::Result<usize> 
 }
 
 fn read_image(
-    mut file: File,
+    mut file: OpenFile,
     size: u64,
     format: ImageFormat,
     options: &ReadOptions,

@@ -11,8 +11,8 @@ use super::list::Kind;
 use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
 use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
+use crate::context::CallContext;
 use crate::error::Result;
-use crate::surface::CallContext;
 
 /// One node of the tree, in depth-first path order.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,8 +2,7 @@
 //! into content. A surface never touches the disk; one module per profile.
 
 pub mod args;
-mod call;
-pub use call::{CallContext, Progress, ProgressSink};
+pub use crate::context::{CallContext, Progress, ProgressSink};
 pub mod coder;
 pub mod export;
 pub mod gg;
