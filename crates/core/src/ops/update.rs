@@ -90,8 +90,10 @@
 use regex::bytes::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Result, ToolError};
+use crate::error::ToolError;
 use crate::text::lines;
+
+type Result<T, E = UpdateError> = std::result::Result<T, E>;
 
 /// The total size of the echoes of one call: bytes of the echoed lines plus one per line.
 pub const ECHO_BUDGET_BYTES: usize = 4096;
@@ -200,6 +202,96 @@ pub struct OpEcho {
     pub total_replacements: Option<u64>,
 }
 
+/// Why the ops were refused; nothing may be written. The refusals that send the caller back to
+/// read the file are typed, for the surface to word with its read tool; the others speak of
+/// the ops' own fields ([`Op`]'s wire shape) and come worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UpdateError {
+    /// An insert's `at_line` is past the end of the file (`at_line: total + 1` appends).
+    InsertPastEnd {
+        /// The op's index in the call.
+        index: u32,
+        /// The `at_line` given.
+        at_line: u64,
+        /// The file's lines.
+        total: u64,
+    },
+    /// A range's `from_line` is past the end of the file.
+    FromPastEnd {
+        /// The op's index in the call.
+        index: u32,
+        /// The op's wire name (remove, update_lines).
+        op: &'static str,
+        /// The `from_line` given.
+        from_line: u64,
+        /// The file's lines.
+        total: u64,
+    },
+    /// A line op's `expect_text` is not what its lines hold.
+    ExpectedDiffers {
+        /// The op's index in the call.
+        index: u32,
+        /// The op's wire name.
+        op: &'static str,
+        /// What the lines hold instead.
+        now: LinesNow,
+    },
+    /// A replace matched another number of times than its `expect_matches`.
+    Mismatch {
+        /// The op's index in the call.
+        index: u32,
+        /// The pattern, quoted and cut as a refusal shows it.
+        pattern: String,
+        /// The matches found.
+        count: u64,
+        /// The `expect_matches` given.
+        expect: u64,
+        /// The lines the first matches start on (numbered after the call's line ops and the
+        /// replaces before this one), each once.
+        lines: Vec<usize>,
+        /// Whether more matches than those lines show were found.
+        more: bool,
+    },
+    /// Any other refusal, worded in the terms of the ops' fields.
+    Invalid(ToolError),
+}
+
+/// An [`UpdateError::Invalid`] saying `message`.
+fn invalid(message: impl Into<String>) -> UpdateError {
+    UpdateError::Invalid(ToolError::invalid(message))
+}
+
+impl From<ToolError> for UpdateError {
+    fn from(e: ToolError) -> Self {
+        UpdateError::Invalid(e)
+    }
+}
+
+/// What the lines a line op's `expect_text` names hold now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinesNow {
+    /// The insert appends after the last line (`at_line`), where there is no line, so its
+    /// `expect_text` must be empty.
+    Appends {
+        /// The `at_line` given.
+        at_line: u64,
+    },
+    /// The lines `first..=last` hold `shown` (numbered as a numbered read shows them, at most a
+    /// few, the last entry saying how many more there are).
+    Lines {
+        /// The first line compared.
+        first: u64,
+        /// The last line compared.
+        last: u64,
+        /// For an insert: how many lines from `first` on were compared.
+        insert: Option<u64>,
+        /// The lines, `N→text`.
+        shown: Vec<String>,
+    },
+}
+
 /// The result of a successful [`apply`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Applied {
@@ -216,7 +308,7 @@ pub struct Applied {
 }
 
 /// Applies `ops` to `original`. Any invalid op, overlap, bad regex or template, or
-/// `expect_matches` mismatch fails the whole call with an invalid-argument error.
+/// `expect_matches` mismatch fails the whole call.
 pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
     let orig = split_lines(original);
     let total = orig.len() as u64;
@@ -264,7 +356,7 @@ pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
                 check_range(index, op.name(), *from_line, *to_line, total)?;
                 check_expected(index, op, &orig, expect_text.as_deref())?;
                 if content.is_empty() {
-                    return Err(ToolError::invalid(format!(
+                    return Err(invalid(format!(
                         "ops[{index}] (update_lines): content is empty, which is ambiguous; to \
                          delete {lines} pass {{\"op\": \"remove\", \"from_line\": {from_line}, \
                          \"to_line\": {to_line}}}, to blank {them} pass content \"\\n\" (one \
@@ -373,7 +465,8 @@ fn detect_ending(bytes: &[u8]) -> &'static [u8] {
     }
 }
 
-fn plural(n: u64, one: &str) -> String {
+/// "1 line" or "3 lines".
+pub fn plural(n: u64, one: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
@@ -382,7 +475,7 @@ fn plural(n: u64, one: &str) -> String {
 }
 
 /// "line 4" or "lines 4-7".
-fn span(from: u64, to: u64) -> String {
+pub fn span(from: u64, to: u64) -> String {
     if from == to {
         format!("line {from}")
     } else {
@@ -423,7 +516,7 @@ impl Edit<'_> {
 fn check_insert(index: u32, at: u64, content: &str, total: u64) -> Result<()> {
     let append = total + 1;
     if at == 0 {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] (insert): at_line 0 is not a line (line numbers are 1-based); pass \
              at_line: 1 to insert before the first line, or at_line: {append} to append after \
              the file's {}",
@@ -431,15 +524,14 @@ fn check_insert(index: u32, at: u64, content: &str, total: u64) -> Result<()> {
         )));
     }
     if at > append {
-        return Err(ToolError::invalid(format!(
-            "ops[{index}] (insert): at_line {at} is past the end of the file, which has {}; \
-             at_line must be 1 to {append} (at_line: {append} appends); read the file with \
-             numbered: true to find the line",
-            plural(total, "line")
-        )));
+        return Err(UpdateError::InsertPastEnd {
+            index,
+            at_line: at,
+            total,
+        });
     }
     if content.is_empty() {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] (insert): content is empty, so the insert would add no line; pass the \
              text to insert (content \"\\n\" inserts one blank line)"
         )));
@@ -447,9 +539,9 @@ fn check_insert(index: u32, at: u64, content: &str, total: u64) -> Result<()> {
     Ok(())
 }
 
-fn check_range(index: u32, name: &str, from: u64, to: u64, total: u64) -> Result<()> {
+fn check_range(index: u32, name: &'static str, from: u64, to: u64, total: u64) -> Result<()> {
     if total == 0 {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] ({name}): the file is empty (0 lines), so there are no lines \
              {from}-{to} to {}; add content with {{\"op\": \"insert\", \"at_line\": 1, \
              \"content\": …}}",
@@ -457,14 +549,14 @@ fn check_range(index: u32, name: &str, from: u64, to: u64, total: u64) -> Result
         )));
     }
     if from == 0 {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] ({name}): from_line 0 is not a line (line numbers are 1-based); the \
              file has {}, so use from_line 1 to {total}",
             plural(total, "line")
         )));
     }
     if to < from {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] ({name}): to_line {to} is before from_line {from}; the range is \
              inclusive, so pass to_line >= from_line (to_line: {from} for that one line); the \
              file has {}",
@@ -472,15 +564,15 @@ fn check_range(index: u32, name: &str, from: u64, to: u64, total: u64) -> Result
         )));
     }
     if from > total {
-        return Err(ToolError::invalid(format!(
-            "ops[{index}] ({name}): from_line {from} is past the end of the file, which has {}; \
-             line numbers go from 1 to {total}; read the file with numbered: true to find the \
-             lines",
-            plural(total, "line")
-        )));
+        return Err(UpdateError::FromPastEnd {
+            index,
+            op: name,
+            from_line: from,
+            total,
+        });
     }
     if to > total {
-        return Err(ToolError::invalid(format!(
+        return Err(invalid(format!(
             "ops[{index}] ({name}): to_line {to} is past the end of the file, which has {}; \
              pass to_line: {total} to go to the last line",
             plural(total, "line")
@@ -591,38 +683,21 @@ fn check_expected(index: u32, op: &Op, orig: &[Line<'_>], expected: Option<&str>
     if unnumbered.is_some_and(|u| !u.is_empty() && same(&u)) {
         return Ok(());
     }
-    let (what, now) = if appends {
-        (
-            format!(
-                "at_line {} appends after the last line, where there is no line, so expect_text \
-                 must be empty",
-                total + 1
-            ),
-            String::new(),
-        )
+    let now = if appends {
+        LinesNow::Appends { at_line: total + 1 }
     } else {
-        let shown = numbered_lines(orig, first, last, LINES_SHOWN_PER_OP);
-        let place = match op {
-            Op::Insert { .. } => format!(
-                "the {} from line {first} on",
-                plural(want.len().max(1) as u64, "line")
-            ),
-            _ => span(first, last),
-        };
-        (
-            format!(
-                "expect_text does not match {place}, which hold{} now:",
-                if shown.len() == 1 { "s" } else { "" }
-            ),
-            format!("\n{}", shown.join("\n")),
-        )
+        LinesNow::Lines {
+            first,
+            last,
+            insert: matches!(op, Op::Insert { .. }).then_some(want.len().max(1) as u64),
+            shown: numbered_lines(orig, first, last, LINES_SHOWN_PER_OP),
+        }
     };
-    Err(ToolError::invalid(format!(
-        "ops[{index}] ({}): {what}{now}\nNothing was written. The file changed since the text \
-         was read, or the numbers are off: read it again with numbered: true and redo the ops \
-         from the lines it shows",
-        op.name()
-    )))
+    Err(UpdateError::ExpectedDiffers {
+        index,
+        op: op.name(),
+        now,
+    })
 }
 
 /// What the lines the line ops of `ops` name hold in `original` now, numbered as a numbered
@@ -735,7 +810,7 @@ fn check_overlaps(edits: &[Edit<'_>]) -> Result<()> {
     Ok(())
 }
 
-fn overlap(a: &Edit<'_>, b: &Edit<'_>, why: String) -> ToolError {
+fn overlap(a: &Edit<'_>, b: &Edit<'_>, why: String) -> UpdateError {
     let (a, b) = if a.index <= b.index { (a, b) } else { (b, a) };
     ToolError::invalid(format!(
         "ops[{}] ({}) and ops[{}] ({}) overlap: {why}. Line ops in one call must not overlap \
@@ -745,6 +820,7 @@ fn overlap(a: &Edit<'_>, b: &Edit<'_>, why: String) -> ToolError {
         b.index,
         b.describe()
     ))
+    .into()
 }
 
 /// An echo to compute at the end: its op, the byte range of its region in the current body,
@@ -855,7 +931,7 @@ impl Replacer {
         expect: Option<u64>,
     ) -> Result<Replacer> {
         if pattern.is_empty() {
-            return Err(ToolError::invalid(format!(
+            return Err(invalid(format!(
                 "ops[{index}] (replace): pattern is empty, which matches between every two \
                  characters; pass the text to find (a regex; anchor whole lines with ^ and $)"
             )));
@@ -985,54 +1061,21 @@ impl Replacer {
         Ok(out)
     }
 
-    fn mismatch(&self, body: &[u8], expect: u64, count: u64, starts: &[usize]) -> ToolError {
-        let index = self.index;
+    fn mismatch(&self, body: &[u8], expect: u64, count: u64, starts: &[usize]) -> UpdateError {
         let pattern = match lines::cut_chars(&self.pattern, MAX_PATTERN_SHOWN) {
             (all, 0) => format!("{all:?}"),
             (kept, cut) => format!("{kept:?}… ({cut} more characters)"),
         };
-        let times = plural(count, "time");
-        let mut found = lines::lines_at(body, starts.iter().copied());
-        found.dedup();
-        let at = if found.is_empty() {
-            String::new()
-        } else {
-            let listed: Vec<String> = found.iter().map(ToString::to_string).collect();
-            let more = if count > starts.len() as u64 {
-                " and more"
-            } else {
-                ""
-            };
-            let at = if found.len() == 1 { "line" } else { "lines" };
-            format!(
-                " (at {at} {}{more}, numbered after this call's line ops and earlier replaces)",
-                listed.join(", ")
-            )
-        };
-        let fix = if count == 0 {
-            "The pattern matches nothing: re-read the lines (read-file with numbered: true) and \
-             fix the pattern; a pattern spanning lines needs dot_matches_newline: true (join two \
-             short anchors with .*?), and CRLF files need \\r?\\n between lines"
-                .to_string()
-        } else if expect == 0 {
-            "With expect_matches: 0 the text must be absent, and it is present; drop the guard or \
-             set it to the count to replace every match"
-                .to_string()
-        } else if count > expect {
-            format!(
-                "Anchor the pattern more tightly (add surrounding text) so it matches exactly \
-                 {expect}, or set expect_matches: {count} to replace all of them"
-            )
-        } else {
-            format!(
-                "Loosen the pattern, or set expect_matches: {count} if {count} is right; \
-                 re-read the lines (read-file with numbered: true) to check"
-            )
-        };
-        ToolError::invalid(format!(
-            "ops[{index}] (replace): pattern {pattern} matched {times}{at}, but expect_matches \
-             is {expect}; nothing was written. {fix}"
-        ))
+        let mut lines = lines::lines_at(body, starts.iter().copied());
+        lines.dedup();
+        UpdateError::Mismatch {
+            index: self.index,
+            pattern,
+            count,
+            expect,
+            lines,
+            more: count > starts.len() as u64,
+        }
     }
 }
 
@@ -1076,7 +1119,7 @@ fn parse_template(index: u32, template: &str, regex: &Regex) -> Result<Vec<Piece
             }
             Some(b'{') => {
                 let Some(close) = template[i + 2..].find('}') else {
-                    return Err(ToolError::invalid(format!(
+                    return Err(invalid(format!(
                         "ops[{index}] (replace): replacement has `${{` at byte {i} with no \
                          closing `}}`; close the reference (`${{name}}`), or write `$$` for a \
                          literal `$` (`$${{` outputs `${{`)"
@@ -1084,7 +1127,7 @@ fn parse_template(index: u32, template: &str, regex: &Regex) -> Result<Vec<Piece
                 };
                 let name = &template[i + 2..i + 2 + close];
                 if name.is_empty() {
-                    return Err(ToolError::invalid(format!(
+                    return Err(invalid(format!(
                         "ops[{index}] (replace): replacement has an empty reference `${{}}` at \
                          byte {i}; name a group (`${{1}}`, `${{name}}`), or write `$$` for a \
                          literal `$`"
@@ -1104,7 +1147,7 @@ fn parse_template(index: u32, template: &str, regex: &Regex) -> Result<Vec<Piece
                         format!("followed by {c:?}")
                     }
                 };
-                return Err(ToolError::invalid(format!(
+                return Err(invalid(format!(
                     "ops[{index}] (replace): replacement has a `$` {what} (byte {i}), which is \
                      not a capture reference; write `$$` for a literal `$`, or `$1` / \
                      `${{name}}` for a group"
@@ -1112,7 +1155,7 @@ fn parse_template(index: u32, template: &str, regex: &Regex) -> Result<Vec<Piece
             }
         };
         let Some(group) = resolve_group(regex, name) else {
-            return Err(undefined_group(index, name, &template[i..next], regex));
+            return Err(undefined_group(index, name, &template[i..next], regex).into());
         };
         if !literal.is_empty() {
             pieces.push(Piece::Literal(std::mem::take(&mut literal)));
@@ -1335,10 +1378,20 @@ mod tests {
         String::from_utf8(run(input, v).bytes).unwrap()
     }
 
+    /// The refusal's text, for the refusals the engine words.
     fn fail(input: &str, v: serde_json::Value) -> String {
-        let e = apply(input.as_bytes(), &ops(v)).unwrap_err();
-        assert_eq!(e.kind, crate::error::ErrorKind::InvalidArgument);
-        e.message
+        match apply(input.as_bytes(), &ops(v)).unwrap_err() {
+            UpdateError::Invalid(e) => {
+                assert_eq!(e.kind, crate::error::ErrorKind::InvalidArgument);
+                e.message
+            }
+            typed => panic!("a typed refusal, for the surface to word: {typed:?}"),
+        }
+    }
+
+    /// The typed refusal.
+    fn refused(input: &str, v: serde_json::Value) -> UpdateError {
+        apply(input.as_bytes(), &ops(v)).unwrap_err()
     }
 
     fn echo(op_index: u32, from_line: u64, lines: &[&str]) -> OpEcho {
@@ -1391,15 +1444,16 @@ mod tests {
         assert_eq!(a.new_line_count, 3);
         assert_eq!(a.applied, 1);
         assert_eq!(a.echoes, vec![echo(0, 1, &["a", "b", "c"])]);
-        let msg = fail(
-            "a\nb\n",
-            json!([{"op": "insert", "at_line": 4, "content": "c"}]),
-        );
         assert_eq!(
-            msg,
-            "ops[0] (insert): at_line 4 is past the end of the file, which has 2 lines; at_line \
-             must be 1 to 3 (at_line: 3 appends); read the file with numbered: true to find the \
-             line"
+            refused(
+                "a\nb\n",
+                json!([{"op": "insert", "at_line": 4, "content": "c"}]),
+            ),
+            UpdateError::InsertPastEnd {
+                index: 0,
+                at_line: 4,
+                total: 2
+            }
         );
     }
 
@@ -1536,31 +1590,42 @@ mod tests {
              to_line: 3 to go to the last line"
         );
         assert_eq!(
-            fail(f, json!([{"op": "remove", "from_line": 5, "to_line": 6}])),
-            "ops[0] (remove): from_line 5 is past the end of the file, which has 3 lines; line \
-             numbers go from 1 to 3; read the file with numbered: true to find the lines"
+            refused(f, json!([{"op": "remove", "from_line": 5, "to_line": 6}])),
+            UpdateError::FromPastEnd {
+                index: 0,
+                op: "remove",
+                from_line: 5,
+                total: 3
+            }
         );
         assert_eq!(
             fail("", json!([{"op": "remove", "from_line": 1, "to_line": 1}])),
             "ops[0] (remove): the file is empty (0 lines), so there are no lines 1-1 to remove; \
              add content with {\"op\": \"insert\", \"at_line\": 1, \"content\": …}"
         );
-        assert!(
-            fail("x", json!([{"op": "insert", "at_line": 3, "content": "x"}]))
-                .contains("which has 1 line; at_line must be 1 to 2")
+        assert_eq!(
+            refused("x", json!([{"op": "insert", "at_line": 3, "content": "x"}])),
+            UpdateError::InsertPastEnd {
+                index: 0,
+                at_line: 3,
+                total: 1
+            }
         );
     }
 
     #[test]
     fn huge_line_numbers_are_refused_without_panicking() {
         let max = u64::MAX;
-        let msg = fail(
-            "a\n",
-            json!([{"op": "insert", "at_line": max, "content": "x"}]),
-        );
-        assert!(
-            msg.contains(&format!("at_line {max} is past the end")),
-            "{msg}"
+        assert_eq!(
+            refused(
+                "a\n",
+                json!([{"op": "insert", "at_line": max, "content": "x"}]),
+            ),
+            UpdateError::InsertPastEnd {
+                index: 0,
+                at_line: max,
+                total: 1
+            }
         );
         let msg = fail(
             "a\n",
@@ -1570,13 +1635,17 @@ mod tests {
             msg.contains(&format!("to_line {max} is past the end")),
             "{msg}"
         );
-        let msg = fail(
-            "a\n",
-            json!([{"op": "update_lines", "from_line": max, "to_line": max, "content": "x"}]),
-        );
-        assert!(
-            msg.contains(&format!("from_line {max} is past the end")),
-            "{msg}"
+        assert_eq!(
+            refused(
+                "a\n",
+                json!([{"op": "update_lines", "from_line": max, "to_line": max, "content": "x"}]),
+            ),
+            UpdateError::FromPastEnd {
+                index: 0,
+                op: "update_lines",
+                from_line: max,
+                total: 1
+            }
         );
     }
 
@@ -1838,10 +1907,13 @@ mod tests {
         assert_eq!(a.bytes, b"x\n");
         assert_eq!(a.new_line_count, 1);
         assert_eq!(a.echoes, vec![echo(0, 1, &["x"])]);
-        let msg = fail("", json!([{"op": "insert", "at_line": 2, "content": "x"}]));
-        assert!(
-            msg.contains("which has 0 lines; at_line must be 1 to 1"),
-            "{msg}"
+        assert_eq!(
+            refused("", json!([{"op": "insert", "at_line": 2, "content": "x"}])),
+            UpdateError::InsertPastEnd {
+                index: 0,
+                at_line: 2,
+                total: 0
+            }
         );
     }
 
@@ -1996,14 +2068,18 @@ mod tests {
         assert_eq!(a.bytes, f.as_bytes());
         assert_eq!(a.echoes, vec![site(0, 0, &[], None, 0)]);
         assert_eq!(
-            fail(
+            refused(
                 f,
                 json!([{"op": "replace", "pattern": "b", "replacement": "q", "expect_matches": 0}])
             ),
-            "ops[0] (replace): pattern \"b\" matched 1 time (at line 2, numbered after this \
-             call's line ops and earlier replaces), but expect_matches is 0; nothing was \
-             written. With expect_matches: 0 the text must be absent, and it is present; drop \
-             the guard or set it to the count to replace every match"
+            UpdateError::Mismatch {
+                index: 0,
+                pattern: "\"b\"".into(),
+                count: 1,
+                expect: 0,
+                lines: vec![2],
+                more: false
+            }
         );
         // 1 passes on one match, fails on two.
         let a = run(
@@ -2013,48 +2089,58 @@ mod tests {
         assert_eq!(a.bytes, b"a\nB\na\n");
         assert_eq!(a.echoes, vec![site(0, 2, &["B"], None, 1)]);
         assert_eq!(
-            fail(
+            refused(
                 f,
                 json!([{"op": "replace", "pattern": "a", "replacement": "q", "expect_matches": 1}])
             ),
-            "ops[0] (replace): pattern \"a\" matched 2 times (at lines 1, 3, numbered after this \
-             call's line ops and earlier replaces), but expect_matches is 1; nothing was \
-             written. Anchor the pattern more tightly (add surrounding text) so it matches \
-             exactly 1, or set expect_matches: 2 to replace all of them"
+            UpdateError::Mismatch {
+                index: 0,
+                pattern: "\"a\"".into(),
+                count: 2,
+                expect: 1,
+                lines: vec![1, 3],
+                more: false
+            }
         );
-        let msg = fail(
-            f,
-            json!([{"op": "replace", "pattern": "zzz", "replacement": "q", "expect_matches": 1}]),
-        );
-        assert!(
-            msg.starts_with(
-                "ops[0] (replace): pattern \"zzz\" matched 0 times, but expect_matches is 1; \
-                 nothing was written. The pattern matches nothing:"
+        assert_eq!(
+            refused(
+                f,
+                json!([{"op": "replace", "pattern": "zzz", "replacement": "q", "expect_matches": 1}]),
             ),
-            "{msg}"
+            UpdateError::Mismatch {
+                index: 0,
+                pattern: "\"zzz\"".into(),
+                count: 0,
+                expect: 1,
+                lines: vec![],
+                more: false
+            }
         );
-        let msg = fail(
-            f,
-            json!([{"op": "replace", "pattern": "a", "replacement": "q", "expect_matches": 3}]),
-        );
-        assert!(
-            msg.contains("Loosen the pattern, or set expect_matches: 2"),
-            "{msg}"
-        );
+        assert!(matches!(
+            refused(
+                f,
+                json!([{"op": "replace", "pattern": "a", "replacement": "q", "expect_matches": 3}]),
+            ),
+            UpdateError::Mismatch {
+                count: 2,
+                expect: 3,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn a_long_pattern_is_quoted_in_part() {
         let pattern = format!("{}zzz", "a".repeat(90));
-        let msg = fail(
+        let err = refused(
             "a\n",
             json!([{"op": "replace", "pattern": pattern, "replacement": "", "expect_matches": 1}]),
         );
-        let quoted = format!(
-            "pattern \"{}\"… (13 more characters) matched 0 times",
-            "a".repeat(80)
+        let quoted = format!("\"{}\"… (13 more characters)", "a".repeat(80));
+        assert!(
+            matches!(&err, UpdateError::Mismatch { pattern, count: 0, .. } if *pattern == quoted),
+            "{err:?}"
         );
-        assert!(msg.contains(&quoted), "{msg}");
     }
 
     #[test]

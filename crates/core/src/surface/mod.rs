@@ -9,6 +9,7 @@ pub mod gg;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;
+mod words;
 
 use serde_json::Value;
 

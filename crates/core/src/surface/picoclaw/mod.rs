@@ -248,6 +248,14 @@ impl Picoclaw {
 /// `output` with credential-looking values masked in every text block and every string of its
 /// structured content: by the whole scrubber in an error, by its token formats in a success
 /// (see the module documentation).
+/// An atomic write of `target` that failed, in picoclaw's words.
+fn write_failed(err: std::io::Error, target: &crate::access::Resolved) -> ToolError {
+    super::words::write_failed(
+        &crate::ops::write::WriteFailed::new(err, target),
+        "list_dir",
+    )
+}
+
 fn scrub(mut output: ToolOutput) -> ToolOutput {
     let clean: fn(&str) -> std::borrow::Cow<'_, str> = if output.is_error {
         redact

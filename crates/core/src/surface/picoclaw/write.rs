@@ -29,8 +29,8 @@ use serde_json::{Map, Value, json};
 
 use super::super::args::Args;
 use super::super::{Content, ToolOutput};
-use super::Call;
 use super::policy::{Op, Target};
+use super::{Call, write_failed};
 use crate::access::{Access, NewFolders, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
@@ -88,7 +88,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                         "{raw} appeared while it was being created; call write_file again"
                     )));
                 }
-                Err(e) => return Err(crate::ops::write::write_error(&e, &target.resolved)),
+                Err(e) => return Err(write_failed(e, &target.resolved)),
             }
         }
         Some(existing_len) => {
@@ -134,7 +134,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                     target
                         .access
                         .write_atomic(&target.resolved, content, options)
-                        .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
+                        .map_err(|e| write_failed(e, &target.resolved))?;
                     ("overwritten", content, 0)
                 }
                 Relation::Differs => {
