@@ -91,7 +91,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::text::lines;
+use crate::text::lines::{self, Line};
 
 type Result<T, E = UpdateError> = std::result::Result<T, E>;
 
@@ -310,7 +310,7 @@ pub struct Applied {
 /// Applies `ops` to `original`. Any invalid op, overlap, bad regex or template, or
 /// `expect_matches` mismatch fails the whole call.
 pub fn apply(original: &[u8], ops: &[Op]) -> Result<Applied> {
-    let orig = split_lines(original);
+    let orig = lines::split(original);
     let total = orig.len() as u64;
     let mut edits = Vec::new();
     let mut replacers = Vec::new();
@@ -422,36 +422,9 @@ fn to_u32(n: usize) -> u32 {
 const LF: &[u8] = b"\n";
 const CRLF: &[u8] = b"\r\n";
 
-/// One line: its text and its ending (`\n`, `\r\n`, or nothing for an unterminated last line).
-#[derive(Clone, Copy, Debug)]
-struct Line<'a> {
-    body: &'a [u8],
-    end: &'static [u8],
-}
-
-fn split_lines(bytes: &[u8]) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for nl in memchr::memchr_iter(b'\n', bytes) {
-        let seg = &bytes[start..nl];
-        out.push(match seg.strip_suffix(b"\r") {
-            Some(body) => Line { body, end: CRLF },
-            None => Line { body: seg, end: LF },
-        });
-        start = nl + 1;
-    }
-    if start < bytes.len() {
-        out.push(Line {
-            body: &bytes[start..],
-            end: b"",
-        });
-    }
-    out
-}
-
 /// The texts of `content`'s lines, endings stripped.
 fn content_lines(content: &str) -> Vec<&[u8]> {
-    split_lines(content.as_bytes())
+    lines::split(content.as_bytes())
         .into_iter()
         .map(|l| l.body)
         .collect()
@@ -704,7 +677,7 @@ fn check_expected(index: u32, op: &Op, orig: &[Line<'_>], expected: Option<&str>
 /// read shows them: one block per op, a few lines each. For a refusal that asks for a fresh
 /// read.
 pub fn lines_now(original: &[u8], ops: &[Op]) -> String {
-    let orig = split_lines(original);
+    let orig = lines::split(original);
     let total = orig.len() as u64;
     let mut out = Vec::new();
     let mut shown = 0;
@@ -864,7 +837,7 @@ fn apply_lines(
             next = at;
         }
         regions.push((e.index, out.len(), e.lines.len()));
-        out.extend(e.lines.iter().map(|body| Line { body, end: ending }));
+        out.extend(e.lines.iter().map(|body| Line { body, ending }));
         if e.kind != EditKind::Insert {
             next = usize::try_from(e.to).unwrap_or(usize::MAX).min(orig.len());
         }
@@ -875,9 +848,9 @@ fn apply_lines(
     let last = out.len().saturating_sub(1);
     for (i, line) in out.iter_mut().enumerate() {
         if i == last && unterminated && !line.body.is_empty() {
-            line.end = b"";
-        } else if line.end.is_empty() {
-            line.end = ending;
+            line.ending = b"";
+        } else if line.ending.is_empty() {
+            line.ending = ending;
         }
     }
 
@@ -886,7 +859,7 @@ fn apply_lines(
     for line in &out {
         starts.push(body.len());
         body.extend_from_slice(line.body);
-        body.extend_from_slice(line.end);
+        body.extend_from_slice(line.ending);
     }
     starts.push(body.len());
     let pending = regions
