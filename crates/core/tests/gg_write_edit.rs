@@ -8,11 +8,11 @@
     clippy::disallowed_types
 )]
 
-mod common;
+mod gg_support;
 
 use std::os::unix::fs::PermissionsExt;
 
-use common::Fx;
+use gg_support::Fx;
 use serde_json::json;
 
 fn mode(fx: &Fx, rel: &str) -> u32 {
