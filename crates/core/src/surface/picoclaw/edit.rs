@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::super::ToolOutput;
 use super::super::args::Args;
 use super::policy::{Op, lexical_absolute};
-use super::{Call, write_failed};
+use super::{Call, unmapped, write_failed};
 use crate::access::WriteOptions;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::patch::{unified, v4a};
@@ -227,7 +227,7 @@ fn lossy(bytes: Vec<u8>) -> String {
 fn restored(text: &str, edited: &str) -> Result<String> {
     match restore::restore(text, edited) {
         Ok(done) => Ok(done.into_owned()),
-        Err(unmapped) => Err(ToolError::invalid(unmapped.message("the edited file"))),
+        Err(u) => Err(unmapped(&u, "the edited file")),
     }
 }
 
