@@ -430,3 +430,37 @@ impl Surface for Picoclaw {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unmapped_placeholder_is_refused_naming_the_line_and_how_to_keep_it() {
+        let alone = Unmapped {
+            line: 3,
+            text: "API_KEY=[FILTERED] # prod".into(),
+            ambiguous: vec![],
+        };
+        let err = unmapped(&alone, "the content");
+        assert_eq!(err.kind, ErrorKind::InvalidArgument);
+        assert_eq!(
+            err.message,
+            "line 3 of the content (`API_KEY=[FILTERED] # prod`) holds [FILTERED], which stands \
+             for a hidden credential-looking value of the file that you cannot know; that line \
+             equals no line of the file as read_file shows it, so the placeholder would replace a \
+             real value. Nothing was written. A line copied unchanged from read_file, [FILTERED] \
+             included, keeps its real value: keep such lines exactly as read_file shows them and \
+             change only the lines around them (a smaller old_text or patch hunk, or leave the \
+             line out of the new text), or write the real value yourself."
+        );
+        let twice = Unmapped {
+            ambiguous: (1..=13).collect(),
+            ..alone
+        };
+        assert!(unmapped(&twice, "the edited file").message.contains(
+            "that line equals lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, … of the file as \
+                 read_file shows them, which hide different values"
+        ));
+    }
+}
