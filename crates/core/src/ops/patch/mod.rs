@@ -1,6 +1,6 @@
 //! Patch formats agents emit, parsed and applied by one engine: unified diffs (whose line
 //! numbers are ignored) and V4A patches. Both formats' hunks are made of the same
-//! [`HunkLine`]s, and both engines splice the file's [`Line`]s the same way ([`splice`]).
+//! [`HunkLine`]s, and both engines splice the file's [`Line`]s the same way (`splice`).
 
 pub mod unified;
 pub mod v4a;
