@@ -1,7 +1,12 @@
 //! End to end: start the real `fsgate console` and drive its HTTP API (validate, save, log) as
 //! the page does; start `fsgate serve --call-log` and find its calls in the console's log.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;

@@ -33,6 +33,7 @@
 
 pub mod access;
 pub mod config;
+pub mod context;
 pub mod error;
 pub mod ops;
 pub mod profile;

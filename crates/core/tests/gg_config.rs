@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, parse};
 use fsgate_core::{GgConfig, Options, Workspace};
+use gg_support::{Fx, parse};
 use serde_json::json;
 
 fn names(fx: &Fx) -> Vec<&'static str> {

@@ -5,10 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, gif, images, jpeg, png, webp};
 use fsgate_core::{Content, Options, Profile, Workspace};
+use gg_support::{Fx, gif, images, jpeg, png, webp};
 use serde_json::json;
 
 /// Damaged images: name, bytes, claimed format, and a word of the reason.
