@@ -1,4 +1,4 @@
-"""Shared machinery for the end-to-end scenarios of spec 000 (the gg profile).
+"""Shared machinery for the end-to-end scenarios of the gg profile.
 
 Every scenario starts the real release binary as `fsgate serve --root DIR [--config FILE] ...`,
 talks to it over stdio through the official Python MCP SDK, and checks what a model would see.

@@ -1,5 +1,5 @@
-"""The coder profile (spec 001) over MCP: `fsgate serve --profile coder --root DIR` offers the nine
-coder functions, and every structuredContent it answers validates against the spec's response
+"""The coder profile over MCP: `fsgate serve --profile coder --root DIR` offers the nine
+coder functions, and every structuredContent it answers validates against the worker's response
 schema for that function (coder_response_schemas.json: the API reference's response schemas
 stripped of description/title/examples). Whole-call failures are `{"code": "C2xx", "message"}`.
 """
@@ -73,7 +73,7 @@ def closed(schema: Any) -> Any:
 
 
 def check(tool: str, res) -> dict:
-    """Validates a call's structuredContent: the spec's schema on success (also with every object
+    """Validates a call's structuredContent: the worker's schema on success (also with every object
     closed to extra fields), the wire error shape on failure. The text block carries the same
     JSON. Returns the structured content."""
     sc = res.raw.structured_content
@@ -98,7 +98,7 @@ async def call(c, tool: str, args: dict) -> dict:
 
 @pytest.fixture
 def cfg(tmp_path: Path) -> Path:
-    """The coder YAML of these scenarios: the spec's shipped non-accessible globs."""
+    """The coder YAML of these scenarios: the worker's shipped non-accessible globs."""
     return write_config(
         tmp_path,
         'non_accessible_globs:\n  - "**/.env"\n  - "**/.env.*"\n  - "**/*.pem"\n  - "**/*.key"\n'
@@ -179,7 +179,7 @@ def test_inline_resolves_refs_and_recursion():
 
 @anyio
 async def test_advertised_output_schemas_are_the_spec_response_schemas(ws):
-    """Each tool's advertised outputSchema, without prose, is structurally the spec's response
+    """Each tool's advertised outputSchema, without prose, is structurally the worker's response
     schema (definition names and `allOf` wrappers aside)."""
     async with serve(ws, extra=CODER) as c:
         tools = await c.tools()
@@ -335,7 +335,7 @@ async def test_move(ws, tmp_path, cfg):
 
 
 # ---------------------------------------------------------------------------------------------
-# The functions being built: each answers in the spec's shape.
+# The functions being built: each answers in the worker's shape.
 
 
 @anyio

@@ -1,5 +1,5 @@
 """Capabilities switched off one by one, agents' allowlists, and the configuration refusal that
-names every bad value at once (spec 000, capabilities table and "Read modes")."""
+names every bad value at once (gg's capabilities table and read modes)."""
 
 import subprocess
 

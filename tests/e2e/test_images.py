@@ -1,6 +1,6 @@
 """read_file on pictures: detection by magic number, an image block beside a line naming the
 file, format, size and dimensions, offset/limit ignored, the 8 MiB ceiling, and models that
-cannot see images (spec 000, "Reading images" and "Models that cannot see images")."""
+cannot see images (gg's image reads and its rule for models that cannot see images)."""
 
 import base64
 import re

@@ -1,7 +1,7 @@
 """The tool-calling system prompt (the MCP server's instructions): it states the cap only under
 default-cap, with this run's own lineCap interpolated, and, for a model that cannot see images,
 says up front in its Reading Files section that reading images is unsupported, on a run that
-offers read_file (spec 000, "Whole-file reads" and "Models that cannot see images")."""
+offers read_file (gg's whole-file reads and its rule for models that cannot see images)."""
 
 import re
 

@@ -1,5 +1,5 @@
 """list_dir and tree: entries in path order, directories suffixed /, the exact tree rendering,
-the depth bound, the 1,000-line / 16 KiB bound, and ignore files (spec 000, "Trees")."""
+the depth bound, the 1,000-line / 16 KiB bound, and ignore files (gg's tree)."""
 
 import shutil
 

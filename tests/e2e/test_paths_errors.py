@@ -1,6 +1,6 @@
 """Paths (relative to the working directory, absolute as themselves, `..` left to the kernel,
 the empty path refused) and the error shape: every failed call is a tool result with isError
-true whose text starts with its kind and a colon (spec 000, "Paths")."""
+true whose text starts with its kind and a colon (gg's path rules)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The picoclaw profile (spec 003, issue 5) over real stdio with the official MCP SDK: its six
+"""The picoclaw profile over real stdio with the official MCP SDK: its six
 tools and their annotations, write_file's actions and structured results, V4A patches answered
 with unified diffs, line-mode reads configured in PicoClaw's JSON, paged searches, credential
 redaction, the environment switches and the refusal of a bad configuration."""

@@ -1,4 +1,4 @@
-"""The qwen profile (spec 002, issue 4) over real stdio with the official MCP SDK: its seven
+"""The qwen profile over real stdio with the official MCP SDK: its seven
 tools and their annotations, encodings kept byte for byte, notebooks written by Jupyter's own
 writer edited one cell at a time and validated with nbformat, the edit correction cascade, and
 the exact texts of glob, grep_search, list_directory and read_file.

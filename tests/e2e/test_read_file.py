@@ -1,5 +1,5 @@
 """read_file under the two read modes: offset / limit, paging footers, whole-file reads,
-errors, and the 256 KiB byte ceiling (spec 000, "Read modes" and "Whole-file reads")."""
+errors, and the 256 KiB byte ceiling (gg's read modes and whole-file reads)."""
 
 import re
 

@@ -1,5 +1,5 @@
 """search: a Rust regex per line, `path:line:text` in path then line order, limits, long-line
-cuts, NUL files skipped, and ignore files honoured (spec 000, "Searching")."""
+cuts, NUL files skipped, and ignore files honoured (gg's search)."""
 
 import re
 import shutil

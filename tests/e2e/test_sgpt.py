@@ -1,4 +1,4 @@
-"""The sgpt profile (spec 004) over MCP: unified diffs from `git diff` and `diff -u` of real edits,
+"""The sgpt profile over MCP: unified diffs from `git diff` and `diff -u` of real edits,
 their line numbers scrambled, applied with the `diff` tool and compared with GNU patch's result;
 search/replace patches; shell commands that time out, flood output, fail and are cancelled; a
 lore search; a sub-agent stand-in; the auto/review annotations."""

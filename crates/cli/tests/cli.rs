@@ -267,7 +267,7 @@ fn gg_with_jail_roots_confines_every_path_to_the_root() {
     );
     assert_eq!(write.status.code(), Some(1));
     assert!(!dir.path().join("new.txt").exists());
-    // Without the jail gg reaches the whole container, as its spec says.
+    // Without the jail gg reaches the whole container, as gg itself does.
     let free = fsgate(
         &ws,
         &[

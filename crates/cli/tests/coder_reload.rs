@@ -1,4 +1,4 @@
-//! The coder profile's configuration file (spec 001, "Configuration" and "Reload policy"),
+//! The coder profile's configuration file (the worker's configuration and reload policy),
 //! driven through the real binary: `serve --profile coder --config FILE.yaml` watches the file —
 //! numeric knobs hot-reload, jail fields (base_paths, non_accessible_globs,
 //! default_exclude_globs) are refused until restart, an invalid file keeps the previous values —
@@ -377,7 +377,7 @@ fn check_config_exits_0_for_a_good_file_and_2_listing_every_problem() {
     assert_eq!(
         out.status.code(),
         Some(0),
-        "the spec's seed-file shape is valid: {}",
+        "the worker's seed-file shape is valid: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let good = st.root.join("good.yaml");

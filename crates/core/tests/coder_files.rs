@@ -1,7 +1,7 @@
-//! The coder profile's file functions (spec 001): create-file, delete-file, move, the wiring
+//! The coder profile's file functions: create-file, delete-file, move, the wiring
 //! of update-file, and info — flags, error codes, what is left on disk, and response shapes.
 //!
-//! Every structured response is checked against the spec's response schema for its function
+//! Every structured response is checked against the worker's response schema for its function
 //! (tests/e2e/coder_response_schemas.json, the API reference stripped to structure) with no
 //! field beyond the schema's `properties`; whole-call errors must be exactly
 //! `{"code": "C2xx", "message": ...}`.
@@ -19,7 +19,7 @@ use tempfile::TempDir;
 const SCHEMAS: &str = include_str!("../../../tests/e2e/coder_response_schemas.json");
 
 // ---------------------------------------------------------------------------------------------
-// Schema conformance (the subset of draft-07 the spec's response schemas use), strict: an
+// Schema conformance (the subset of draft-07 the worker's response schemas use), strict: an
 // object may carry only the fields its schema lists.
 
 fn conform(v: &Value, schema: &Value, root: &Value, at: &str) -> Result<(), String> {
@@ -83,7 +83,7 @@ fn conform(v: &Value, schema: &Value, root: &Value, at: &str) -> Result<(), Stri
             for (k, field) in map {
                 let Some(s) = props.get(k) else {
                     return Err(format!(
-                        "{at}: field {k:?} is not in the spec's response schema"
+                        "{at}: field {k:?} is not in the worker's response schema"
                     ));
                 };
                 conform(field, s, root, &format!("{at}.{k}"))?;
@@ -105,7 +105,7 @@ fn conform(v: &Value, schema: &Value, root: &Value, at: &str) -> Result<(), Stri
     Ok(())
 }
 
-/// Checks a call's structured output: the spec schema on success, `{code, message}` on failure.
+/// Checks a call's structured output: the worker's schema on success, `{code, message}` on failure.
 fn check_shape(tool: &str, out: &ToolOutput) {
     let v = out
         .structured
@@ -128,7 +128,7 @@ fn check_shape(tool: &str, out: &ToolOutput) {
     let schema = &schemas[tool];
     assert!(schema.is_object(), "no spec schema for {tool}");
     if let Err(e) = conform(v, schema, schema, tool) {
-        panic!("{tool} response does not fit the spec's response schema: {e}\n{v:#}");
+        panic!("{tool} response does not fit the worker's response schema: {e}\n{v:#}");
     }
     // Per-entry errors are WireErrors with a C2xx code, present exactly when success is false.
     if let Some(results) = v.get("results").and_then(Value::as_array) {
@@ -357,7 +357,7 @@ fn create_refuses_an_existing_file_with_c217_unless_overwrite() {
     assert_eq!(fx.read("a.txt"), "replaced");
 }
 
-/// The spec: a result's `path` is "Canonical absolute path (resolved through the jail); the
+/// The worker's contract: a result's `path` is "Canonical absolute path (resolved through the jail); the
 /// caller's input verbatim when resolution failed" — so a path that resolved but failed later
 /// (C217, C210 bad mode, C213) is canonical.
 #[test]
@@ -789,7 +789,7 @@ fn move_onto_a_directory_is_c210_naming_the_corrected_target() {
     assert_eq!(fx.read("a.txt"), "a");
 }
 
-/// The spec's move error: C210 for "a destination that is a directory — the message then names
+/// The worker's move error: C210 for "a destination that is a directory — the message then names
 /// the corrected target path", whatever the source is.
 #[test]
 fn move_of_a_directory_onto_a_directory_is_c210_naming_the_corrected_target() {
@@ -1143,7 +1143,7 @@ fn info_reports_every_field_with_the_canonical_roots_in_order() {
         assert_eq!(info[key], json!(want), "{key}");
     }
     assert!(!info["version"].as_str().unwrap().is_empty());
-    // Exactly the spec's sixteen fields (the schema check ran in call(); all are required).
+    // Exactly the worker's sixteen fields (the schema check ran in call(); all are required).
     assert_eq!(info.as_object().unwrap().len(), 16);
     // Relative paths go to the primary root — here root2.
     let r = fx.one(
@@ -1190,7 +1190,7 @@ fn info_defaults_are_the_spec_defaults() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The unfinished functions: smoke only (they answer, in the spec's shape or as a C2xx error).
+// The unfinished functions: smoke only (they answer, in the worker's shape or as a C2xx error).
 
 #[test]
 fn the_functions_being_built_answer_in_shape() {

@@ -1,4 +1,4 @@
-//! The coder jail under attack (spec 001, "Security boundary"): every way out of the allowed
+//! The coder jail under attack (the worker's security boundary): every way out of the allowed
 //! roots — `..`, absolute paths, sibling prefixes, symbolic links (to files, to directories,
 //! chains, dangling), `/proc/self/...`, a directory swapped for a link mid-call — and every way
 //! at a non-accessible file — directly, through a link, in another case, by renaming, by

@@ -1,6 +1,6 @@
-//! coder list-folder (spec 001): one folder sorted by name, paginated, links not followed,
+//! coder list-folder: one folder sorted by name, paginated, links not followed,
 //! non-accessible entries flagged, and the errors with their C-codes. Every successful response
-//! is checked against the spec's schema.
+//! is checked against the worker's schema.
 
 #![allow(
     clippy::unwrap_used,

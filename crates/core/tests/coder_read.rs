@@ -1,6 +1,6 @@
-//! coder read-file (spec 001): stat probes, streamed windows, numbered reads, full reads under
+//! coder read-file: stat probes, streamed windows, numbered reads, full reads under
 //! max_output_bytes, batch reads under batch_read_budget_bytes, UTF-8 sanitisation, and the
-//! errors with their C-codes. Every successful response is checked against the spec's schema.
+//! errors with their C-codes. Every successful response is checked against the worker's schema.
 
 #![allow(
     clippy::unwrap_used,

@@ -1,6 +1,6 @@
-//! coder tree (spec 001): a recursive snapshot bounded by max_depth and per_folder_limit, with
+//! coder tree: a recursive snapshot bounded by max_depth and per_folder_limit, with
 //! truncation reasons, default-exclude stubs, links as leaves, non-accessible flags, and the
-//! errors with their C-codes. Every successful response is checked against the spec's schema.
+//! errors with their C-codes. Every successful response is checked against the worker's schema.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
@@ -11,7 +11,7 @@ use std::os::unix::fs::MetadataExt;
 use coder_support::{Fx, problems};
 use serde_json::{Value, json};
 
-/// The node of `rel` as the spec describes it, with extra fields (children, truncated).
+/// The node of `rel` as the worker describes it, with extra fields (children, truncated).
 fn node(fx: &Fx, rel: &str, kind: &str, extra: Value) -> Value {
     let meta = std::fs::symlink_metadata(fx.path(rel)).unwrap();
     let name = if rel == "." {

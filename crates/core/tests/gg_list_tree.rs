@@ -83,7 +83,7 @@ fn list_dir_shows_a_symbolic_link_with_its_target() {
 // ---------------------------------------------------------------------------------------------
 // tree: rendering
 
-/// The layout of the spec's example.
+/// The layout of gg's tree example.
 fn spec_layout(fx: &Fx) {
     fx.write("README.md", "# game\n");
     for f in ["game.js", "input.js"] {

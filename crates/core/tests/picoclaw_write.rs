@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 //! picoclaw's write_file and append_file: the four actions, the file_exists refusal and its
-//! fields, read-back verification, the advisory syntax check as the spec scopes it, modes and
+//! fields, read-back verification, the advisory syntax check as PicoClaw scopes it, modes and
 //! links kept.
 
 mod picoclaw_support;

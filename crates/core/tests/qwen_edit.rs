@@ -1,7 +1,7 @@
-//! Issue 4 item 4: qwen's edit without a model. The exact old_string first; when it is absent, a
+//! qwen's edit without a model. The exact old_string first; when it is absent, a
 //! deterministic cascade (line endings, trailing whitespace, indentation with re-indentation,
 //! Unicode punctuation), each level accepted only when it finds one place and named in the
-//! result; ambiguity is always an error. Arguments are literal text, never unescaped. Spec 002's
+//! result; ambiguity is always an error. Arguments are literal text, never unescaped. Qwen Code's
 //! success and failure texts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]

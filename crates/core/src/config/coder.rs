@@ -1,5 +1,5 @@
-//! The coder profile's configuration, in the coder worker's own YAML value shape (spec 001
-//! "Value shape"), so an existing coder configuration works unchanged:
+//! The coder profile's configuration, in the coder worker's own YAML value shape (the
+//! worker's "Value shape"), so an existing coder configuration works unchanged:
 //!
 //! ```yaml
 //! base_paths: ["./", "/tmp"]        # allowed roots; the first is the primary root

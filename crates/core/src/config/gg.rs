@@ -47,7 +47,7 @@ pub enum Capability {
 }
 
 impl Capability {
-    /// Every capability, in the order the spec lists them.
+    /// Every capability, in the order gg's capabilities table lists them.
     pub const ALL: [Capability; 5] = [
         Capability::ReadFile,
         Capability::WriteFile,

@@ -1,4 +1,4 @@
-//! The picoclaw profile's configuration — PicoClaw (spec 003): the keys of PicoClaw's own JSON
+//! The picoclaw profile's configuration — PicoClaw's: the keys of PicoClaw's own JSON
 //! configuration that govern its filesystem tools, and the `PICOCLAW_TOOLS_<TOOL>_ENABLED`
 //! environment switches.
 //!

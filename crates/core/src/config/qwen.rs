@@ -1,4 +1,4 @@
-//! The qwen profile's configuration, in Qwen Code's own `settings.json` shape (spec 002), so a
+//! The qwen profile's configuration, in Qwen Code's own `settings.json` shape, so a
 //! project's `.qwen/settings.json` or the user's `~/.qwen/settings.json` can be passed as is:
 //!
 //! ```json

@@ -1,4 +1,4 @@
-//! The sgpt profile's configuration (spec 004 names no file format of its own, so it is TOML):
+//! The sgpt profile's configuration (sgpt has no file format of its own for these, so it is TOML):
 //! the read budget of `read_files`, the lore libraries of `search_lores`, `exec_shell`'s timeout
 //! and output cap, the artifact folder for output over the cap, and the sub-agent command line.
 //!

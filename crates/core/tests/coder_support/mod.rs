@@ -1,5 +1,5 @@
 //! Shared fixtures for the coder integration tests: a jailed coder workspace in a temporary
-//! directory, calls that assert success (validating the response against the spec's response
+//! directory, calls that assert success (validating the response against the worker's response
 //! schema, tests/e2e/coder_response_schemas.json) or failure (returning the C-code and message),
 //! and a small validator for the draft-07 subset those schemas use.
 
@@ -24,7 +24,7 @@ pub struct Fx {
 }
 
 impl Fx {
-    /// The spec's shipped configuration (its non-accessible globs and default excludes).
+    /// The worker's shipped configuration (its non-accessible globs and default excludes).
     pub fn new() -> Fx {
         Fx::with(|_| {})
     }
@@ -104,7 +104,7 @@ impl Fx {
         (json, out.is_error)
     }
 
-    /// Calls `tool`, asserts it succeeded and that the response fits the spec's response
+    /// Calls `tool`, asserts it succeeded and that the response fits the worker's response
     /// schema, and returns the response.
     pub fn ok(&self, tool: &str, args: Value) -> Value {
         let (json, is_error) = self.call(tool, args.clone());
@@ -130,7 +130,7 @@ impl Fx {
     }
 }
 
-/// The spec's response schema of `tool` (the one copy, shared with the Python scenarios).
+/// The worker's response schema of `tool` (the one copy, shared with the Python scenarios).
 pub fn schema(tool: &str) -> Value {
     let all: Value = serde_json::from_str(include_str!(
         "../../../../tests/e2e/coder_response_schemas.json"
@@ -139,14 +139,14 @@ pub fn schema(tool: &str) -> Value {
     all[tool].clone()
 }
 
-/// Asserts `value` fits the spec's response schema of `tool`.
+/// Asserts `value` fits the worker's response schema of `tool`.
 pub fn assert_valid(tool: &str, value: &Value) {
     let schema = schema(tool);
     let mut problems = Vec::new();
     check(&schema, &schema, value, "$", &mut problems);
     assert!(
         problems.is_empty(),
-        "the {tool} response does not fit the spec's schema:\n{}\nresponse: {value:#}",
+        "the {tool} response does not fit the worker's schema:\n{}\nresponse: {value:#}",
         problems.join("\n")
     );
 }

@@ -1,4 +1,4 @@
-//! The coder profile (spec 001): the nine functions of the iii coder worker — info, read-file,
+//! The coder profile: the nine functions of the iii coder worker — info, read-file,
 //! search, update-file, create-file, delete-file, move, list-folder, tree — over the jail, with
 //! the worker's exact request and response shapes and its C2xx error codes.
 //!

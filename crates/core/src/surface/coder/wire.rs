@@ -1,4 +1,4 @@
-//! The coder functions' request and response shapes (spec 001's API reference), as Rust types.
+//! The coder functions' request and response shapes (the iii coder worker's API reference), as Rust types.
 //! Requests deserialise from the call's arguments; responses serialise to the structured
 //! result; both generate the tools' JSON schemas (draft-07, as the coder worker publishes them).
 

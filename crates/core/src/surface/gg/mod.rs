@@ -1,4 +1,4 @@
-//! The gg profile (spec 000): read_file, write_file, edit_file, list_dir, tree and search, their
+//! The gg profile: read_file, write_file, edit_file, list_dir, tree and search, their
 //! exact texts, and the switches of its configuration (capabilities, read mode and lineCap,
 //! agent allowlists, vision).
 

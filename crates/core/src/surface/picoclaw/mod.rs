@@ -1,4 +1,4 @@
-//! The picoclaw profile — PicoClaw (spec 003): read_file (byte or line mode), write_file
+//! The picoclaw profile — PicoClaw's tools: read_file (byte or line mode), write_file
 //! (safe, verified writes with an advisory syntax check), edit_file (exact text or a V4A patch,
 //! answered with a unified diff), append_file, list_dir and search_files (paged, merged,
 //! budgeted), with PicoClaw's sandbox (workspace restriction, read/write allowlists, protected

@@ -1,4 +1,4 @@
-//! The qwen profile (spec 002, Qwen Code): list_directory, read_file, notebook_edit,
+//! The qwen profile (Qwen Code's tools): list_directory, read_file, notebook_edit,
 //! write_file, glob, grep_search and edit, with Qwen Code's parameters, defaults and texts.
 //!
 //! Every text read is decoded from its encoding and every write or edit of an existing file

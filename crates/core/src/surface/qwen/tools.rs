@@ -1,5 +1,5 @@
-//! The seven tools' descriptions and argument schemas, side by side, in spec 002's order.
-//! notebook_edit, write_file and edit are the tools spec 002 marks "Confirmation: Yes": they
+//! The seven tools' descriptions and argument schemas, side by side, in Qwen Code's order.
+//! notebook_edit, write_file and edit are the tools Qwen Code marks "Confirmation: Yes": they
 //! are the ones not read-only, and destructive, so MCP clients ask their users before them.
 
 use serde_json::{Value, json};
@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::Qwen;
 use crate::surface::ToolDef;
 
-/// The tools, in spec 002's order.
+/// The tools, in Qwen Code's order.
 pub(super) const NAMES: [&str; 7] = [
     "list_directory",
     "read_file",
@@ -18,7 +18,7 @@ pub(super) const NAMES: [&str; 7] = [
     "edit",
 ];
 
-/// Whether the tool changes files (spec 002: "Confirmation: Yes").
+/// Whether the tool changes files (Qwen Code asks "Confirmation: Yes" for it).
 pub(super) fn writes(name: &str) -> bool {
     matches!(name, "notebook_edit" | "write_file" | "edit")
 }

@@ -1,10 +1,10 @@
-//! The sgpt profile (spec 004): `read_files`, `diff`, `replace`, `exec_shell`, `search_lores`
+//! The sgpt profile: `read_files`, `diff`, `replace`, `exec_shell`, `search_lores`
 //! and `agent`, over the jail.
 //!
 //! Results are JSON, given as structured content and as the same JSON in a text block. A call
 //! that fails as a whole is an error result whose text is `kind: message`; `read_files` reports
 //! a failed path inside its entry; a shell command or sub-agent that ran but failed is an error
-//! result that still carries its JSON (output, exit code, error). The spec's auto tools
+//! result that still carries its JSON (output, exit code, error). sgpt's auto tools
 //! (`read_files`, `search_lores`) are marked read-only, its review tools destructive, so MCP
 //! clients ask their users before running them.
 

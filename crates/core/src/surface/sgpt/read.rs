@@ -8,7 +8,7 @@
 //! UTF-32 file; at a character boundary when the budget holds no whole line), and its entry
 //! says so and names the byte `offset` a next call reads on from: following those notes reads
 //! every byte of any file exactly once, a saved shell output included. `offset` (fsgate's
-//! addition to the spec's arguments) starts each path of the call at that byte; a page after
+//! addition to sgpt's arguments) starts each path of the call at that byte; a page after
 //! the first is decoded in the encoding the file's start shows.
 
 use std::io::{self, Read, Seek, SeekFrom};
