@@ -71,6 +71,40 @@ pub struct ToolError {
     pub kind: ErrorKind,
     /// The problem, the actual values, and what to do next.
     pub message: String,
+    /// The next step the message ends with in words every profile can follow
+    /// ([`NextStep::neutral`]), until a surface words it with its own tools
+    /// ([`ToolError::worded`]).
+    pub next: Option<NextStep>,
+}
+
+/// A next step an engine or access error recommends without naming a tool: the engine does not
+/// know which profile's tools the model has, so the message ends with the step in neutral words
+/// and each surface replaces them with its own call ([`ToolError::worded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NextStep {
+    /// Look at the folder the path should be in.
+    CheckPath,
+    /// The path is a folder: look at its entries.
+    SeeEntries,
+}
+
+impl NextStep {
+    /// The step in words that name no tool, as an unworded message ends with it.
+    pub fn neutral(self) -> &'static str {
+        match self {
+            NextStep::CheckPath => "check the path by listing its folder",
+            NextStep::SeeEntries => "list it to see its entries",
+        }
+    }
+}
+
+/// How one profile says each [`NextStep`] with its own tools.
+#[derive(Clone, Copy, Debug)]
+pub struct NextWords {
+    /// For [`NextStep::CheckPath`], e.g. `check the path with list_dir`.
+    pub check_path: &'static str,
+    /// For [`NextStep::SeeEntries`], e.g. `use list_dir or tree to see its entries`.
+    pub see_entries: &'static str,
 }
 
 impl ToolError {
@@ -79,7 +113,37 @@ impl ToolError {
         ToolError {
             kind,
             message: message.into(),
+            next: None,
         }
+    }
+
+    /// An error whose message ends with `next` in neutral words (`; ` and the step).
+    fn with_next(kind: ErrorKind, message: String, next: NextStep) -> Self {
+        ToolError {
+            kind,
+            message: format!("{message}; {}", next.neutral()),
+            next: Some(next),
+        }
+    }
+
+    /// This error with its next step said in a profile's words: the neutral ending replaced by
+    /// the profile's call. An error without a next step, or one already worded, is returned as
+    /// it is.
+    pub fn worded(mut self, words: &NextWords) -> Self {
+        let Some(next) = self.next.take() else {
+            return self;
+        };
+        let said = match next {
+            NextStep::CheckPath => words.check_path,
+            NextStep::SeeEntries => words.see_entries,
+        };
+        // The step is the last thing the error added; a not-found may be followed by the near
+        // misses of the missing name.
+        if let Some(at) = self.message.rfind(next.neutral()) {
+            self.message
+                .replace_range(at..at + next.neutral().len(), said);
+        }
+        self
     }
 
     /// A [`ErrorKind::NotFound`] error. When the path it names was found missing earlier in
@@ -110,22 +174,32 @@ impl ToolError {
             );
         }
         match err.kind() {
-            K::NotFound => Self::not_found(format!(
-                "{shown} does not exist (while trying to {action}); check the path with list_dir"
-            )),
+            K::NotFound => {
+                let next = NextStep::CheckPath;
+                let mut err = Self::not_found(format!(
+                    "{shown} does not exist (while trying to {action}); {}",
+                    next.neutral()
+                ));
+                err.next = Some(next);
+                err
+            }
             K::PermissionDenied => Self::new(
                 ErrorKind::Denied,
                 format!("permission denied when trying to {action} {shown}: {err}"),
             ),
-            K::NotADirectory => Self::invalid(format!(
-                "a parent of {shown} is a file, not a directory, so it cannot {action}; check the path with list_dir"
-            )),
+            K::NotADirectory => Self::with_next(
+                ErrorKind::InvalidArgument,
+                format!("a parent of {shown} is a file, not a directory, so it cannot {action}"),
+                NextStep::CheckPath,
+            ),
             // A name or path the filesystem cannot hold (`ENAMETOOLONG`), or a file path
             // written as a directory's.
             K::InvalidFilename => Self::invalid(format!("cannot {action} {}: {err}", clip(shown))),
-            K::IsADirectory => Self::invalid(format!(
-                "{shown} is a directory, so it cannot {action}; use list_dir or tree to see its entries"
-            )),
+            K::IsADirectory => Self::with_next(
+                ErrorKind::InvalidArgument,
+                format!("{shown} is a directory, so it cannot {action}"),
+                NextStep::SeeEntries,
+            ),
             _ => Self::new(ErrorKind::Io, format!("could not {action} {shown}: {err}")),
         }
     }

@@ -33,6 +33,7 @@ mod concurrent_edits;
 mod follow_the_text;
 mod listed_walk;
 mod names_and_paths;
+mod next_steps;
 #[path = "../picoclaw_support/mod.rs"]
 mod picoclaw_support;
 mod quick_calls;

@@ -31,8 +31,14 @@ use serde_json::Value;
 use super::{CallContext, Reload, Surface, ToolDef, ToolOutput};
 use crate::access::{Access, Resolved};
 use crate::config::coder::{CoderConfig, CoderLimits};
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{ErrorKind, NextWords, Result, ToolError};
 use wire::WireError;
+
+/// The coder worker's words for the next step an engine error recommends.
+const NEXT: NextWords = NextWords {
+    check_path: "check the path with list-folder",
+    see_entries: "use list-folder or tree to see its entries",
+};
 
 /// The coder surface: its boot configuration and the limits that reload.
 #[derive(Debug)]
@@ -100,7 +106,7 @@ pub fn code(kind: ErrorKind) -> &'static str {
 pub fn wire_error(err: &ToolError) -> WireError {
     WireError {
         code: code(err.kind).to_string(),
-        message: err.message.clone(),
+        message: err.clone().worded(&NEXT).message,
     }
 }
 

@@ -267,7 +267,7 @@ impl Surface for Gg {
         }
         Some(match self.dispatch(access, tool, args, ctx) {
             Ok(output) => output,
-            Err(err) => ToolOutput::error(&err),
+            Err(err) => ToolOutput::error(&err.worded(&words::NEXT)),
         })
     }
 

@@ -2,12 +2,18 @@
 //! tool and argument names (read_file, write_file, edit_file, list_dir, tree, search;
 //! old_string, new_string, offset, limit).
 
-use crate::error::{ErrorKind, ToolError};
+use crate::error::{ErrorKind, NextWords, ToolError};
 use crate::ops::edit::{Absent, EditError, Fffd};
 use crate::ops::list::FolderError;
 use crate::ops::read::ReadError;
 use crate::ops::write::WriteError;
 use crate::surface::words::write_failed;
+
+/// gg's words for the next step an engine error recommends.
+pub(super) const NEXT: NextWords = NextWords {
+    check_path: "check the path with list_dir",
+    see_entries: "use list_dir or tree to see its entries",
+};
 
 /// The most occurrence line numbers a not-unique error lists.
 const MAX_LINES_LISTED: usize = 20;
@@ -46,7 +52,10 @@ pub(super) fn write(err: WriteError) -> ToolError {
         }
         WriteError::Unencodable { path, error } => ToolError::new(
             error.kind,
-            format!("write_file could not write {path}: {}", error.message),
+            format!(
+                "write_file could not write {path}: {}",
+                error.clone().worded(&NEXT).message
+            ),
         ),
         WriteError::Failed(failed) => write_failed(&failed, "list_dir"),
         WriteError::Other(e) => e,
@@ -108,7 +117,10 @@ pub(super) fn edit(err: EditError) -> ToolError {
         )),
         EditError::Unencodable { path, error } => ToolError::new(
             error.kind,
-            format!("edit_file could not write {path}: {}", error.message),
+            format!(
+                "edit_file could not write {path}: {}",
+                error.clone().worded(&NEXT).message
+            ),
         ),
         EditError::Failed(failed) => write_failed(&failed, "list_dir"),
         EditError::Other(e) => e,

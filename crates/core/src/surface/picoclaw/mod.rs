@@ -26,11 +26,17 @@ use serde_json::{Value, json};
 use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::picoclaw::{PicoclawConfig, ReadFileMode};
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{ErrorKind, NextWords, Result, ToolError};
 use crate::text::lines;
 use crate::text::redact::{FILTERED, redact, redact_tokens};
 use crate::text::restore::Unmapped;
 use policy::Policy;
+
+/// PicoClaw's words for the next step an engine error recommends.
+const NEXT: NextWords = NextWords {
+    check_path: "check the path with list_dir",
+    see_entries: "use list_dir to see its entries",
+};
 
 /// The six tools, in PicoClaw's order.
 pub const TOOLS: [&str; 6] = [
@@ -379,7 +385,7 @@ impl Surface for Picoclaw {
         };
         let output = scrub(match self.dispatch(&call, tool, args) {
             Ok(output) => output,
-            Err(err) => ToolOutput::error(&err),
+            Err(err) => ToolOutput::error(&err.worded(&NEXT)),
         });
         let limit = usize::try_from(self.config.max_inline_result_chars).unwrap_or(usize::MAX);
         Some(spill::bound(access, tool, output, limit))

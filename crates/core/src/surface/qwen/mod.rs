@@ -26,7 +26,13 @@ use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::ignore::IgnoreFiles;
 use crate::access::{Access, Resolved};
 use crate::config::qwen::QwenConfig;
-use crate::error::{ErrorKind, ToolError};
+use crate::error::{ErrorKind, NextWords, ToolError};
+
+/// Qwen Code's words for the next step an engine error recommends.
+const NEXT: NextWords = NextWords {
+    check_path: "check the path with list_directory",
+    see_entries: "use list_directory to see its entries",
+};
 use crate::text::encoding::Platform;
 
 /// The qwen surface.
@@ -173,7 +179,7 @@ fn engine_error(access: &Access, err: &ToolError, what: &str) -> String {
                 err.message
             )
         }
-        _ => err.message.clone(),
+        _ => err.clone().worded(&NEXT).message,
     }
 }
 

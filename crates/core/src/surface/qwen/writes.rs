@@ -49,8 +49,12 @@ pub(super) fn write_file(qwen: &Qwen, access: &Access, args: Value, ctx: &CallCo
     let bytes = match &existing {
         Some(original) if !super::read::is_binary(head(original)) => {
             let decoded = encoding::decode(original, qwen.fallback);
-            encoding::rewrite(original, &decoded, content)
-                .map_err(|e| format!("Error writing to file {raw}: {}", e.message))?
+            encoding::rewrite(original, &decoded, content).map_err(|e| {
+                format!(
+                    "Error writing to file {raw}: {}",
+                    e.worded(&super::NEXT).message
+                )
+            })?
         }
         _ => new_file_bytes(qwen, raw, content)?,
     };
@@ -159,7 +163,7 @@ pub(super) fn edit(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         ));
     }
     let bytes = encoding::rewrite(&original, &decoded, &new_text)
-        .map_err(|e| format!("Error executing edit: {}", e.message))?;
+        .map_err(|e| format!("Error executing edit: {}", e.worded(&super::NEXT).message))?;
     write(access, &target, raw, &bytes, false, Some(&original), None)?;
     if let Some(session) = ctx.session() {
         let file = FileRef::new(access, &target);
@@ -269,8 +273,12 @@ fn new_file_bytes(qwen: &Qwen, raw: &str, content: &str) -> Result<Vec<u8>, Stri
     {
         format.line_ending = ending;
     }
-    encoding::encode(content, &format)
-        .map_err(|e| format!("Error writing to file {raw}: {}", e.message))
+    encoding::encode(content, &format).map_err(|e| {
+        format!(
+            "Error writing to file {raw}: {}",
+            e.worded(&super::NEXT).message
+        )
+    })
 }
 
 /// The refusal of a write_file over a file that changed since this session saw it.

@@ -23,7 +23,14 @@ use serde_json::Value;
 use super::{CallContext, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::sgpt::SgptConfig;
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{ErrorKind, NextWords, Result, ToolError};
+
+/// sgpt's words for the next step an engine error recommends (it lists folders through its
+/// shell).
+const NEXT: NextWords = NextWords {
+    check_path: "check the path (exec_shell: ls)",
+    see_entries: "list it with exec_shell (ls) and read its files",
+};
 
 /// The sgpt surface.
 #[derive(Debug)]
@@ -109,7 +116,7 @@ impl Surface for Sgpt {
         };
         Some(match result {
             Ok(answer) => ToolOutput::json(answer.value, answer.failed),
-            Err(err) => ToolOutput::error(&err),
+            Err(err) => ToolOutput::error(&err.worded(&NEXT)),
         })
     }
 

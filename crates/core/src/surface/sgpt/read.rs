@@ -70,7 +70,10 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
                     }
                 }
                 Err(e) => {
-                    entry.insert("error".into(), Value::String(e.to_string()));
+                    entry.insert(
+                        "error".into(),
+                        Value::String(e.worded(&super::NEXT).to_string()),
+                    );
                 }
             }
             Value::Object(entry)
