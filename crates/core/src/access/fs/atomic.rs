@@ -406,10 +406,9 @@ fn replace_in(
         Temp::Unnamed => None,
     };
     let written = (|| {
-        if replacing && made.is_none_or(|(made_mode, _, _)| made_mode != mode) {
-            // The create mode passed through the umask; restore the exact bits.
-            std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-        }
+        // The mode is set last: a change of owner, and a write or truncation by a process
+        // without the privilege to keep them, clear the set-user-ID and set-group-ID bits.
+        let mut given_away = false;
         if let Some(meta) = existing {
             let own = match made {
                 Some((_, owner, _)) => Some(owner),
@@ -424,7 +423,8 @@ fn replace_in(
             };
             if own != (meta.uid, meta.gid) {
                 // Only a privileged process may give a file away; anyone else keeps their own.
-                let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
+                given_away =
+                    std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid)).is_ok();
             }
         }
         let reserved = made.map_or(0, |(_, _, reserved)| reserved);
@@ -443,6 +443,12 @@ fn replace_in(
                 // end: truncating to the length the file has frees it (ext4 trims there).
                 std_file.set_len(len)?;
             }
+        }
+        let privileged_bits = mode & 0o6000 != 0;
+        let made_mode = made.map(|(made_mode, _, _)| made_mode);
+        if replacing && (given_away || privileged_bits || made_mode != Some(mode)) {
+            // The create mode passed through the umask; restore the exact bits.
+            std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
         }
         std_file.flush()?;
         if sync_writes() {
