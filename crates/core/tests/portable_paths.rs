@@ -3,7 +3,12 @@
 //! created exclusively, a copy loop). `scripts/test` runs this file a second time with the
 //! feature `portable-paths` and without `openat2`, so both are tested on Linux.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -226,4 +231,66 @@ fn a_move_that_may_not_replace_leaves_both_files_and_one_that_may_replaces() {
     access.rename(&a, &b, true).unwrap();
     assert_eq!(names(&root), ["b.txt"]);
     assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"a");
+}
+
+/// The `.rs` files under `dir`, recursively.
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn only_the_platform_module_names_an_operating_system() {
+    // What names a system, or a call only some systems have. (The benchmark client, which reads
+    // a server's memory from Linux's /proc, is not part of fsgate and is not checked.)
+    let marks = [
+        "target_os",
+        "target_vendor",
+        "target_family",
+        "cfg(unix",
+        "cfg(windows",
+        "cfg(not(unix",
+        "cfg(not(windows",
+        "\"/proc/",
+        "/proc/self",
+        "TMPFILE",
+        "EMPTY_PATH",
+        "copy_file_range(",
+        "fallocate(",
+        "gettid",
+        "fcntl_fullfsync",
+        "getpath(",
+        "renameat_with(",
+        "SeekFrom::Data",
+        "SeekFrom::Hole",
+    ];
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let platform = crates.join("core/src/access/platform");
+    let mut files = Vec::new();
+    for krate in ["core", "mcp", "cli"] {
+        sources(&crates.join(krate).join("src"), &mut files);
+    }
+    assert!(files.len() > 50, "the sources were not found: {files:?}");
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&platform)) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            // Code only: what follows `//` is a comment (or, rarely, part of a string).
+            let code = line.split("//").next().unwrap_or("");
+            for mark in marks.iter().filter(|m| code.contains(*m)) {
+                found.push(format!("{}:{}: {mark}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only access/platform may name an operating system or a call only some have:\n{}",
+        found.join("\n")
+    );
 }
