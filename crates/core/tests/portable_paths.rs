@@ -169,27 +169,35 @@ fn a_write_that_fails_half_way_leaves_the_old_file_and_no_other_name() {
 fn a_replacement_keeps_the_replaced_file_s_mode_and_owner() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.sh");
-    std::fs::write(&path, "echo old\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o2751)).unwrap();
     let root = rustix::process::geteuid().is_root();
-    if root {
-        // Only a privileged process may give a file away, and keep another's file theirs.
-        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o2751)).unwrap();
+    // Set-group-ID, set-user-ID and plain: a change of owner, and a write by an unprivileged
+    // process, clear the set-id bits, so they must be set after both.
+    for (i, mode) in [0o2751, 0o4755, 0o640].into_iter().enumerate() {
+        std::fs::write(&path, "echo old\n").unwrap();
+        if root {
+            // Only a privileged process may give a file away, and keep another's file theirs.
+            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        let before = std::fs::metadata(&path).unwrap();
+        let content = format!("echo new {i}\n");
+        write_atomic(
+            Place::Ambient(&path),
+            content.as_bytes(),
+            WriteOptions::default(),
+        )
+        .unwrap();
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), content.as_bytes());
+        assert_eq!(
+            after.mode() & 0o7777,
+            before.mode() & 0o7777,
+            "mode {mode:o}"
+        );
+        assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+        assert_ne!(after.ino(), before.ino(), "a new file took the name");
+        assert_eq!(names(dir.path()), ["run.sh"]);
     }
-    let before = std::fs::metadata(&path).unwrap();
-    write_atomic(
-        Place::Ambient(&path),
-        b"echo new\n",
-        WriteOptions::default(),
-    )
-    .unwrap();
-    let after = std::fs::metadata(&path).unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), b"echo new\n");
-    assert_eq!(after.mode() & 0o7777, before.mode() & 0o7777);
-    assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
-    assert_ne!(after.ino(), before.ino(), "a new file took the name");
-    assert_eq!(names(dir.path()), ["run.sh"]);
 }
 
 #[test]

@@ -396,7 +396,8 @@ fn replace_in(
     let made = spare.as_ref().map(|s| (s.mode, (s.uid, s.gid), s.reserved));
     let (temp, mut std_file) = match spare {
         Some(spare) => (Temp::Unnamed, spare.file),
-        None => create_temp(dir, folder_key, name, mode)?,
+        // Without set-id or sticky bits until the content is complete (they are set below).
+        None => create_temp(dir, folder_key, name, mode & 0o777)?,
     };
     let unnamed = matches!(temp, Temp::Unnamed);
     // The name the new content has in the folder while it is not yet the file's, if any: it
