@@ -4,7 +4,8 @@
 //! fill (allocating an inode searches the filesystem's bitmaps, past every recently freed
 //! inode — and each replacement frees one).
 //!
-//! A spare is an `O_TMPFILE` file: it has no name, so it is never seen, and it vanishes when
+//! A spare is an `O_TMPFILE` file (where the platform's paths have them, see `platform`): it
+//! has no name, so it is never seen, and it vanishes when
 //! closed or when the process dies. Two are kept ready for each of the last few folders
 //! written (so one is there even when the next write comes before the last one is replaced),
 //! with space reserved for a write like the last one when that was small.
@@ -70,8 +71,7 @@ fn queue() -> Option<&'static Mutex<Sender<Job>>> {
                 .spawn(move || {
                     // Background work: it waits for the calls (and their clients) on a busy
                     // machine rather than competing with them.
-                    let me = rustix::thread::gettid();
-                    let _ = rustix::process::setpriority_process(Some(me), 19);
+                    super::platform::lower_thread_priority();
                     for job in rx {
                         PENDING.fetch_sub(1, Ordering::Relaxed);
                         match job {
@@ -149,31 +149,35 @@ pub(super) fn take_spare(folder: FolderKey) -> Option<Spare> {
 
 /// Makes one spare in `dir`; `false` when none can be made there.
 fn make_spare(dir: &Dir, folder: FolderKey, likely: Likely) -> bool {
-    use rustix::fs::{FallocateFlags, Mode, OFlags};
-    let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+    use std::os::unix::fs::PermissionsExt as _;
     // Owner-only until its mode is set: the create mode passes through the umask.
-    let Ok(fd) = rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(0o600)) else {
+    let Ok(Some(file)) = super::platform::unnamed_file(dir, 0o600) else {
         return false;
     };
-    if rustix::fs::fchmod(&fd, Mode::from_raw_mode(likely.mode)).is_err() {
+    if file
+        .set_permissions(std::fs::Permissions::from_mode(likely.mode))
+        .is_err()
+    {
         return false;
     }
     // Space reserved past its end (its length stays 0), so the write that fills it allocates
     // nothing; a filesystem that cannot reserve leaves the write to do it, as does a large one.
     let len = likely.len.min(RESERVE_MAX);
-    let reserved = match rustix::fs::fallocate(&fd, FallocateFlags::KEEP_SIZE, 0, len) {
-        Ok(()) => len,
-        Err(_) => 0,
+    let reserved = if super::platform::reserve_past_end(&file, len) {
+        len
+    } else {
+        0
     };
-    let Ok(st) = rustix::fs::fstat(&fd) else {
+    let Ok(st) = rustix::fs::fstat(&file) else {
         return false;
     };
+    let meta = super::fs::Meta::from(st);
     let made = Spare {
         folder,
-        file: File::from(fd),
-        mode: st.st_mode & 0o7777,
-        uid: st.st_uid,
-        gid: st.st_gid,
+        file,
+        mode: meta.mode,
+        uid: meta.uid,
+        gid: meta.gid,
         reserved,
     };
     // A spare not kept (enough are there already, or the oldest makes room) is closed
@@ -199,16 +203,15 @@ mod tests {
     #[test]
     fn a_spare_is_made_for_its_folder_and_taken_once() {
         #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
-        use rustix::fs::{Mode, OFlags};
         let dir = tempfile::tempdir().unwrap();
         let open = || Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority()).unwrap();
-        let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
-        if rustix::fs::openat(open(), ".", flags, Mode::from_raw_mode(0o600)).is_err() {
-            // A filesystem without O_TMPFILE makes no spare: nothing to check.
+        if !super::super::platform::has_unnamed_files(&open()) {
+            // The portable paths, or a filesystem without O_TMPFILE, make no spare: nothing
+            // to check.
             return;
         }
-        let meta = rustix::fs::fstat(open()).unwrap();
-        let key = (meta.st_dev, meta.st_ino);
+        let meta = super::super::fs::Meta::from(rustix::fs::fstat(open()).unwrap());
+        let key = (meta.stamp.dev, meta.stamp.ino);
         // Other tests write too, and one spare is kept: ask again until ours is there.
         let mut spare = None;
         for _ in 0..200 {

@@ -2,7 +2,8 @@
 //! count looking for newlines) can skip its holes without reading them: a hole reads as zeros.
 //!
 //! The filesystem is asked with `lseek(SEEK_DATA)` and `lseek(SEEK_HOLE)` on the systems that
-//! have them (Linux, Android, macOS and the other Apple systems, FreeBSD). Elsewhere, and
+//! have them (Linux, Android, macOS and the other Apple systems, FreeBSD; the call is in
+//! `platform`). Elsewhere, and
 //! wherever the filesystem cannot tell (it then reports the whole file as data, which Linux's
 //! generic implementation does), every byte is data: always right, only slower.
 
@@ -29,46 +30,9 @@ pub fn next_data(file: &File, start: u64, end: u64, holes: Holes) -> Option<Rang
         return None;
     }
     match holes {
-        Holes::Seek => seek_data(file, start, end),
+        Holes::Seek => super::platform::seek_data(file, start, end),
         Holes::Read => Some(start..end),
     }
-}
-
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_vendor = "apple",
-    target_os = "freebsd"
-))]
-fn seek_data(file: &File, start: u64, end: u64) -> Option<Range<u64>> {
-    use rustix::fs::{SeekFrom, seek};
-    let data = match seek(file, SeekFrom::Data(start)) {
-        Ok(data) => data,
-        // Only a hole from `start` to the end of the file.
-        Err(rustix::io::Errno::NXIO) => return None,
-        // The filesystem cannot say: all of it is data.
-        Err(_) => return Some(start..end),
-    };
-    if data < start {
-        return Some(start..end);
-    }
-    if data >= end {
-        return None;
-    }
-    match seek(file, SeekFrom::Hole(data)) {
-        Ok(hole) if hole > data => Some(data..hole.min(end)),
-        _ => Some(data..end),
-    }
-}
-
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_vendor = "apple",
-    target_os = "freebsd"
-)))]
-fn seek_data(_file: &File, start: u64, end: u64) -> Option<Range<u64>> {
-    Some(start..end)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod jail;
 pub mod listings;
 pub mod pending;
 mod permission;
+pub mod platform;
 pub mod secrets;
 pub mod walkdir;
 

@@ -23,7 +23,6 @@ use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd as _;
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::os::unix::fs::{DirBuilderExt as _, FileExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
@@ -166,7 +165,7 @@ pub(super) fn note_folder(dir: &Dir, key: FolderKey) {
         return;
     }
     // The folder's path as the kernel knows it now.
-    let Ok(path) = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd())) else {
+    let Some(path) = super::platform::folder_path(dir) else {
         return;
     };
     let mut record = path.into_os_string().into_vec();

@@ -11,6 +11,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt as _};
 
 use super::super::permission::check_may_write;
+use super::super::platform;
 use super::Place;
 use super::folders::{NewFolders, make_dirs, parent_and_name};
 use super::lock::{Held, as_expected, lock_current};
@@ -53,7 +54,7 @@ pub fn append(place: Place<'_>, bytes: &[u8]) -> io::Result<u64> {
     let meta = Meta::from(file.metadata()?);
     check_regular(&meta)?;
     file.write_all(bytes)?;
-    file.sync_all()?;
+    platform::sync(&file)?;
     Ok(meta.len)
 }
 
@@ -260,8 +261,9 @@ fn write_all_parts(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
     Ok(())
 }
 
-/// A file's content with one range replaced, copied from the open file itself: the kernel
-/// copies the unchanged parts (`copy_file_range`) without them passing through memory.
+/// A file's content with one range replaced, copied from the open file itself: on Linux the
+/// kernel copies the unchanged parts (`copy_file_range`) without them passing through memory,
+/// elsewhere a loop does (see `platform`).
 pub struct Splice<'a> {
     /// The file the content comes from, as it was read.
     pub from: &'a File,
@@ -275,13 +277,10 @@ pub struct Splice<'a> {
 
 impl Splice<'_> {
     fn write_into(self, out: &mut File) -> io::Result<()> {
-        use std::io::{Read as _, Seek as _, SeekFrom};
-        let mut from = self.from;
-        from.seek(SeekFrom::Start(0))?;
-        let head = io::copy(&mut from.take(self.cut.start), out)?;
+        let head = platform::copy_range(self.from, 0, out, self.cut.start)?;
         out.write_all(self.with)?;
-        from.seek(SeekFrom::Start(self.cut.end))?;
-        let tail = io::copy(&mut from.take(self.len - self.cut.end), out)?;
+        let tail_len = self.len - self.cut.end;
+        let tail = platform::copy_range(self.from, self.cut.end, out, tail_len)?;
         if head != self.cut.start || tail != self.len - self.cut.end {
             // The file shrank under us: its content is not what the edit was made from.
             return Err(io::Error::other(Conflict));
@@ -384,8 +383,8 @@ fn replace_in(
         .exact_mode
         .or(existing.map(|m| m.mode))
         .unwrap_or(options.new_mode);
-    // The new content goes into a file without a name (O_TMPFILE) where the filesystem has
-    // them, so a crash while writing leaves nothing behind; it gets a name only once complete.
+    // The new content goes into a file without a name (O_TMPFILE) where the platform's paths
+    // and the filesystem have them (see `platform`), so a crash while writing leaves nothing behind; it gets a name only once complete.
     // A file replaced gets its exact mode set below, so it may take the spare made ahead of
     // time in this folder; a new one is created with its mode less the umask.
     let folder_key = (folder.stamp.dev, folder.stamp.ino);
@@ -397,7 +396,8 @@ fn replace_in(
     let made = spare.as_ref().map(|s| (s.mode, (s.uid, s.gid), s.reserved));
     let (temp, mut std_file) = match spare {
         Some(spare) => (Temp::Unnamed, spare.file),
-        None => create_temp(dir, folder_key, name, mode)?,
+        // Without set-id or sticky bits until the content is complete (they are set below).
+        None => create_temp(dir, folder_key, name, mode & 0o777)?,
     };
     let unnamed = matches!(temp, Temp::Unnamed);
     // The name the new content has in the folder while it is not yet the file's, if any: it
@@ -407,10 +407,9 @@ fn replace_in(
         Temp::Unnamed => None,
     };
     let written = (|| {
-        if replacing && made.is_none_or(|(made_mode, _, _)| made_mode != mode) {
-            // The create mode passed through the umask; restore the exact bits.
-            std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-        }
+        // The mode is set last: a change of owner, and a write or truncation by a process
+        // without the privilege to keep them, clear the set-user-ID and set-group-ID bits.
+        let mut given_away = false;
         if let Some(meta) = existing {
             let own = match made {
                 Some((_, owner, _)) => Some(owner),
@@ -425,13 +424,14 @@ fn replace_in(
             };
             if own != (meta.uid, meta.gid) {
                 // Only a privileged process may give a file away; anyone else keeps their own.
-                let _ = std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid));
+                given_away =
+                    std::os::unix::fs::fchown(&std_file, Some(meta.uid), Some(meta.gid)).is_ok();
             }
         }
         let reserved = made.map_or(0, |(_, _, reserved)| reserved);
         if let Some(len) = options.size_hint.filter(|&len| len > reserved) {
             // Best effort: a filesystem without fallocate writes the same content.
-            let _ = rustix::fs::fallocate(&std_file, rustix::fs::FallocateFlags::empty(), 0, len);
+            platform::reserve(&std_file, len);
         }
         source.write_into(&mut std_file)?;
         if reserved > 0 {
@@ -445,27 +445,26 @@ fn replace_in(
                 std_file.set_len(len)?;
             }
         }
+        let privileged_bits = mode & 0o6000 != 0;
+        let made_mode = made.map(|(made_mode, _, _)| made_mode);
+        if replacing && (given_away || privileged_bits || made_mode != Some(mode)) {
+            // The create mode passed through the umask; restore the exact bits.
+            std_file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        }
         std_file.flush()?;
         if sync_writes() {
-            std_file.sync_all()?;
+            platform::sync(&std_file)?;
         }
         let temp_name = match &temp_name {
             Some(temp_name) => temp_name,
             // A new file takes its name directly: linking fails, atomically, if the name
             // appeared meanwhile.
-            None if options.create_new => return link_unnamed(&std_file, dir, name),
+            None if options.create_new => return platform::link_unnamed(&std_file, dir, name),
             None => temp_name.insert(link_temp_name(&std_file, dir, folder_key, name)?),
         };
         if options.create_new {
             // Fails, atomically, when the name appeared meanwhile.
-            rustix::fs::renameat_with(
-                dir,
-                temp_name.as_os_str(),
-                dir,
-                name.as_os_str(),
-                rustix::fs::RenameFlags::NOREPLACE,
-            )
-            .map_err(io::Error::from)
+            platform::rename(dir, temp_name, dir, name, false)
         } else {
             dir.rename(temp_name, dir, name)
         }
@@ -497,7 +496,7 @@ fn replace_in(
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         if let Ok(fd) = rustix::fs::openat(dir, ".", flags, Mode::empty()) {
-            let _ = rustix::fs::fsync(&fd);
+            let _ = platform::sync(&fd);
         }
     }
     if unnamed && replacing {
@@ -550,7 +549,8 @@ fn sync_writes() -> bool {
 enum Temp {
     /// An `O_TMPFILE` file of the directory, without a name until it is linked in.
     Unnamed,
-    /// A named temp file next to the target (filesystems without `O_TMPFILE`).
+    /// A named temp file next to the target (the portable paths, and filesystems without
+    /// `O_TMPFILE`).
     Named(OsString),
 }
 
@@ -563,19 +563,10 @@ fn create_temp(
     name: &OsString,
     mode: u32,
 ) -> io::Result<(Temp, File)> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
-    match rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(mode)) {
-        Ok(fd) => return Ok((Temp::Unnamed, File::from(fd))),
-        // Not supported by this filesystem or kernel: fall back to a named temp file.
-        Err(
-            rustix::io::Errno::OPNOTSUPP
-            | rustix::io::Errno::ISDIR
-            | rustix::io::Errno::INVAL
-            | rustix::io::Errno::NOENT,
-        ) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(file) = platform::unnamed_file(dir, mode)? {
+        return Ok((Temp::Unnamed, file));
     }
+    // The portable paths, or a filesystem or kernel without unnamed files: a named temp file.
     let mut options = OpenOptions::new();
     options.write(true).create_new(true).mode(mode);
     with_temp_name(dir, folder, name, |temp| {
@@ -614,23 +605,6 @@ fn with_temp_name<T>(
     ))
 }
 
-/// Gives the unnamed `file` the name `name` in `dir`; `AlreadyExists` when it is taken.
-fn link_unnamed(file: &File, dir: &Dir, name: &std::ffi::OsStr) -> io::Result<()> {
-    use rustix::fs::{AtFlags, CWD};
-    // Linking by the descriptor itself needs a capability most processes lack; the
-    // descriptor's /proc entry does the same for everyone.
-    match rustix::fs::linkat(file, "", dir, name, AtFlags::EMPTY_PATH) {
-        Ok(()) => Ok(()),
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::PERM | rustix::io::Errno::ACCESS) => {
-            use std::os::fd::AsRawFd as _;
-            let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
-            rustix::fs::linkat(CWD, proc_path.as_str(), dir, name, AtFlags::SYMLINK_FOLLOW)
-                .map_err(io::Error::from)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// Links the unnamed `file` into `dir` (identity `folder`) under a fresh temp name for `name`,
 /// returned.
 fn link_temp_name(
@@ -640,7 +614,7 @@ fn link_temp_name(
     name: &OsString,
 ) -> io::Result<OsString> {
     with_temp_name(dir, folder, name, |temp| {
-        link_unnamed(file, dir, temp).map(|()| temp.to_os_string())
+        platform::link_unnamed(file, dir, temp).map(|()| temp.to_os_string())
     })
 }
 

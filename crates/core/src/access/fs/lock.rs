@@ -128,7 +128,8 @@ fn wait_for_lock(file: &File) -> io::Result<bool> {
         match flock(file, FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => return Ok(true),
             Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {}
-            Err(rustix::io::Errno::NOLCK) | Err(rustix::io::Errno::OPNOTSUPP) => return Ok(false),
+            Err(rustix::io::Errno::NOLCK) => return Ok(false),
+            Err(e) if super::super::platform::unsupported(e) => return Ok(false),
             Err(e) => return Err(e.into()),
         }
         if IMPATIENT.with(std::cell::Cell::get) {

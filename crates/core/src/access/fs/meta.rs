@@ -137,13 +137,13 @@ impl From<rustix::fs::Stat> for Meta {
             is_file: kind == FileType::RegularFile,
             is_symlink: kind == FileType::Symlink,
             len,
-            mode: st.st_mode & 0o7777,
+            mode: widen::<_, u32>(st.st_mode) & 0o7777,
             mtime: st.st_mtime,
             uid: st.st_uid,
             gid: st.st_gid,
-            nlink: st.st_nlink,
+            nlink: widen(st.st_nlink),
             stamp: Stamp {
-                dev: st.st_dev,
+                dev: device(st.st_dev),
                 ino: st.st_ino,
                 len,
                 mtime,
@@ -156,6 +156,17 @@ impl From<rustix::fs::Stat> for Meta {
 /// A nanoseconds field of a stat buffer, whose integer type differs between platforms.
 fn nanos<T: TryInto<i64>>(field: T) -> i64 {
     field.try_into().unwrap_or(0)
+}
+
+/// An unsigned field of a stat buffer (mode, link count), narrower on some platforms.
+fn widen<T: Into<U>, U>(field: T) -> U {
+    field.into()
+}
+
+/// The device field of a stat buffer, signed on some platforms: its bits as the standard
+/// library's `MetadataExt::dev` gives them (sign-extended), so both kinds of metadata agree.
+fn device<T: Into<i128>>(field: T) -> u64 {
+    field.into() as u64
 }
 
 /// Metadata of the entry `name` (one path component) of `dir`, following a symbolic link
