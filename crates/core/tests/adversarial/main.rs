@@ -36,6 +36,7 @@ mod names_and_paths;
 mod next_steps;
 #[path = "../picoclaw_support/mod.rs"]
 mod picoclaw_support;
+mod portable_paths;
 mod quick_calls;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]

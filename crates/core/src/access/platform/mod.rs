@@ -1,5 +1,5 @@
 //! Every call whose presence or meaning differs between operating systems, in one place: no
-//! other module of fsgate names an operating system (`tests/portable_paths.rs` checks it).
+//! other module of fsgate names an operating system (`tests/adversarial/portable_paths.rs` checks it).
 //!
 //! fsgate runs on Linux and macOS. Everything else in `access` uses what every Unix system has
 //! (`openat` beneath a directory handle through cap-std, `fstatat`, `flock`, `faccessat`,
