@@ -6,7 +6,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use fsgate_core::config::qwen::QwenConfig;
-use fsgate_core::{CoderConfig, Config, PicoclawConfig, SgptConfig};
+use fsgate_core::{CoderConfig, GgConfig, PicoclawConfig, SgptConfig};
 use libfuzzer_sys::fuzz_target;
 
 /// A fixed environment, so `${VAR}` expansion is exercised deterministically.
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let text = String::from_utf8_lossy(rest);
     let refused = match which % 5 {
-        0 => Config::parse(&text, "fuzz.toml").err(),
+        0 => GgConfig::parse(&text, "fuzz.toml").err(),
         1 => CoderConfig::parse(&text, "fuzz.yaml", &env).err(),
         2 => QwenConfig::parse(&text, "settings.json").err(),
         3 => PicoclawConfig::parse(&text, "config.json", &env).err(),

@@ -41,9 +41,9 @@ fn fixture() -> &'static Fixture {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, body).unwrap();
         }
-        let open = |profile| {
+        let open = |profile: Profile| {
             let mut options = Options::new(&root);
-            options.profile = profile;
+            options.profile = profile.into();
             Workspace::open(options).unwrap()
         };
         Fixture {
@@ -58,11 +58,11 @@ fn fixture() -> &'static Fixture {
 
 fn jail_with_secret(root: &Path, glob: &str) {
     let mut options = Options::new(root);
-    options.profile = Profile::Coder;
-    options.coder = CoderConfig {
+    options.profile = CoderConfig {
         non_accessible_globs: vec![glob.to_string()],
         ..CoderConfig::default()
-    };
+    }
+    .into();
     if let Ok(ws) = Workspace::open(options) {
         let _ = ws.call("read-file", json!({"path": "a.txt"}));
     }

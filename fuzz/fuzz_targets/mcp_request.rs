@@ -45,7 +45,7 @@ impl Workspaces {
                 let root = dir.path().join(format!("{profile:?}"));
                 std::fs::create_dir_all(&root).unwrap();
                 let mut options = Options::new(root);
-                options.profile = profile;
+                options.profile = profile.into();
                 // gg is unconfined by default: confine it, so no fuzzed path leaves the temp dir.
                 options.jail = true;
                 Workspace::open(options).unwrap()

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+// The profiles, their names and help texts come from the library's one registry.
+pub use fsgate_core::Profile;
 
 /// fsgate: the filesystem tools of a coding agent (read, write, edit, list, tree, search),
 /// served over the Model Context Protocol.
@@ -120,23 +122,6 @@ pub struct ServeArgs {
     pub call_log: Option<PathBuf>,
 }
 
-/// The tool surface to offer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Profile {
-    /// gg: read_file, write_file, edit_file, list_dir, tree, search.
-    #[default]
-    Gg,
-    /// coder: info, read-file, search, update-file, create-file, delete-file, move,
-    /// list-folder, tree, confined to the allowed roots.
-    Coder,
-    /// qwen: list_directory, read_file, notebook_edit, write_file, glob, grep_search, edit.
-    Qwen,
-    /// picoclaw: read_file, write_file, edit_file, append_file, list_dir, search_files.
-    Picoclaw,
-    /// sgpt: read_files, diff, replace, exec_shell, search_lores, agent.
-    Sgpt,
-}
-
 /// A model API's tool-definition format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum SchemaFormat {
@@ -186,4 +171,21 @@ pub struct WorkspaceArgs {
     /// The tool surface to offer.
     #[arg(long, value_enum, default_value_t = Profile::Gg)]
     pub profile: Profile,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--profile` offers exactly the library's registry, under the registry's names.
+    #[test]
+    fn the_profile_flag_offers_every_registered_profile_by_its_name() {
+        let offered: Vec<String> = Profile::value_variants()
+            .iter()
+            .filter_map(|p| p.to_possible_value())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let registered: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(offered, registered);
+    }
 }

@@ -8,10 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fsgate_core::surface::export::{Format, export};
-use fsgate_core::{
-    CallContext, CoderConfig, Config, Content, Options, PicoclawConfig, Profile as CoreProfile,
-    Progress, QwenConfig, SgptConfig, Workspace,
-};
+use fsgate_core::{CallContext, Content, Options, ProfileConfig, Progress, Workspace};
 use serde_json::Value;
 
 use crate::cli::{Cli, Command, JailMode, Profile, SchemaFormat, WorkspaceArgs};
@@ -115,9 +112,11 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             tracing::info!(root = %ws.root().display(), "serving over stdio");
             let ws = Arc::new(ws);
             // Keeps the configuration watched for as long as the server runs.
-            let _watcher = match (&args.config, args.profile) {
-                (Some(path), Profile::Coder) => crate::watch::config(Arc::clone(&ws), path),
-                _ => None,
+            let _watcher = match &args.config {
+                Some(path) if args.profile.reloads_config() => {
+                    crate::watch::config(Arc::clone(&ws), path)
+                }
+                Some(_) | None => None,
             };
             let mut server = fsgate_mcp::FsgateServer::new(ws);
             if let Some(log) = call_log {
@@ -272,7 +271,7 @@ fn profile_of(file: &Path) -> Result<Profile, String> {
 /// before it starts, and all that `check-config` runs. The error is a message for stderr.
 fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     let mut options = Options::new(".");
-    options.roots = if args.roots.is_empty() && args.profile != Profile::Coder {
+    options.roots = if args.roots.is_empty() && !args.profile.configures_roots() {
         vec![
             std::env::current_dir()
                 .map_err(|e| format!("cannot determine the current directory: {e}"))?,
@@ -280,51 +279,9 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     } else {
         args.roots.clone()
     };
-    match args.profile {
-        Profile::Gg => {
-            options.profile = CoreProfile::Gg;
-            if let Some(path) = &args.config {
-                options.config = Config::load(path).map_err(|e| e.to_string())?;
-            }
-            // FSGATE_COUNT_BUDGET_BYTES and _MS, over the file.
-            let env = |key: &str| std::env::var(key).ok();
-            options.config.apply_env(&env).map_err(|e| e.to_string())?;
-        }
-        Profile::Coder => {
-            options.profile = CoreProfile::Coder;
-            if let Some(path) = &args.config {
-                options.coder = CoderConfig::load(path).map_err(|e| e.to_string())?;
-            }
-        }
-        Profile::Qwen => {
-            options.profile = CoreProfile::Qwen;
-            // Qwen Code's own places when no file is named: the workspace's and the user's
-            // .qwen/settings.json.
-            options.qwen = match &args.config {
-                Some(path) => QwenConfig::load(path),
-                None => {
-                    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-                    QwenConfig::discover(&options.roots[0], home.as_deref())
-                }
-            }
-            .map_err(|e| e.to_string())?;
-        }
-        Profile::Picoclaw => {
-            options.profile = CoreProfile::Picoclaw;
-            // The PICOCLAW_TOOLS_<TOOL>_ENABLED switches apply with or without a file.
-            options.picoclaw = match &args.config {
-                Some(path) => PicoclawConfig::load(path),
-                None => PicoclawConfig::from_env(),
-            }
-            .map_err(|e| e.to_string())?;
-        }
-        Profile::Sgpt => {
-            options.profile = CoreProfile::Sgpt;
-            if let Some(path) = &args.config {
-                options.sgpt = SgptConfig::load(path).map_err(|e| e.to_string())?;
-            }
-        }
-    }
+    // The profile's own format and places, as the registry reads them.
+    options.profile = ProfileConfig::load(args.profile, args.config.as_deref(), &options.roots)
+        .map_err(|e| e.to_string())?;
     options.jail = args.jail == JailMode::Roots;
     options.agent = args.agent.clone();
     options.no_vision = args.no_vision;

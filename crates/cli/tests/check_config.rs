@@ -2,7 +2,12 @@
 //! every profile: a configuration serve refuses is refused by check-config with the same
 //! problems, and one check-config passes opens the workspace serve would open.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -1,7 +1,12 @@
 //! The `fsgate` command line: one-shot calls and their exit codes, schema, prompt and
 //! configuration checks, and serve refusing a bad configuration.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,7 +4,12 @@
 //! default_exclude_globs) are refused until restart, an invalid file keeps the previous values —
 //! plus `check-config`, the base_path/base_paths conflict and `${VAR}` expansion.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,12 @@
 //! End to end: start the real `fsgate console` and drive its HTTP API (validate, save, log) as
 //! the page does; start `fsgate serve --call-log` and find its calls in the console's log.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -187,13 +192,16 @@ fn the_editor_names_every_bad_value_at_once_and_saves_only_a_valid_file() {
     assert_eq!(saved.body["saved"], true);
     let text = std::fs::read_to_string(&config).unwrap();
     assert_eq!(text, saved.body["text"].as_str().unwrap());
-    let parsed = fsgate_core::Config::parse(&text, "saved").unwrap();
+    let parsed = fsgate_core::GgConfig::parse(&text, "saved").unwrap();
     assert_eq!(parsed.line_cap, 250);
-    assert_eq!(parsed.read_mode, fsgate_core::config::ReadMode::Unlimited);
+    assert_eq!(
+        parsed.read_mode,
+        fsgate_core::config::gg::ReadMode::Unlimited
+    );
     assert!(
         !parsed
             .enabled
-            .contains(&fsgate_core::config::Capability::WriteFile)
+            .contains(&fsgate_core::config::gg::Capability::WriteFile)
     );
     assert_eq!(parsed.agents["reviewer"], ["read_file", "tree", "search"]);
     let check = Command::new(env!("CARGO_BIN_EXE_fsgate"))

@@ -3,7 +3,12 @@
 //! the `FSGATE_COUNT_BUDGET_BYTES` / `FSGATE_COUNT_BUDGET_MS` environment variables, which
 //! override the file and refuse the launch when they are not whole numbers.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

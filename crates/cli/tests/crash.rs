@@ -25,7 +25,12 @@
 //! The server is driven with a minimal newline-delimited JSON-RPC client (initialize,
 //! notifications/initialized, tools/call), so the kill can land at any moment of a call.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::MetadataExt;
@@ -246,7 +251,8 @@ impl Scenario {
         match self.profile() {
             "gg" | "picoclaw" => ("list_dir", json!({"path": "."})),
             "coder" => ("list-folder", json!({"path": "."})),
-            _ => ("read_files", json!({"paths": ["small.txt"]})),
+            "sgpt" => ("read_files", json!({"paths": ["small.txt"]})),
+            other => panic!("no probe call known for the profile {other}"),
         }
     }
 }

@@ -1,6 +1,11 @@
 //! End to end: start the real `fsgate serve` and drive it over stdio with an MCP client.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::path::Path;
 

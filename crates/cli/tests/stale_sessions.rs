@@ -4,7 +4,12 @@
 //! read it writes as the profile's document says (driven with raw HTTP). `fsgate call` is a
 //! session of one call, so nothing was ever read before it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};

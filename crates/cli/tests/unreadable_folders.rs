@@ -8,7 +8,12 @@
 //!
 //! The tests run as root; without root or `setpriv` they print why and pass without checking.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;

@@ -52,7 +52,7 @@ fn tree(root: &Path) {
 
 fn open(root: &Path, profile: Profile) -> Workspace {
     let mut options = Options::new(root);
-    options.profile = profile;
+    options.profile = profile.into();
     Workspace::open(options).unwrap()
 }
 

@@ -86,7 +86,7 @@ fn render(output: &ToolOutput) -> String {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let workspace = Workspace::open(Options {
-        profile: Profile::Gg,
+        profile: Profile::Gg.into(),
         // Describe images instead of attaching them, for a model without vision.
         no_vision: true,
         ..Options::new(dir.path())

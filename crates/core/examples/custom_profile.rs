@@ -4,7 +4,8 @@
 //! entries) and `peek` (the first lines of a file) — built on the engine's typed operations
 //! (`ops::list`, `ops::read`), with paths resolved and files opened by the access layer, so the
 //! ignore rules, jail and streaming limits of the built-in profiles apply unchanged. A surface
-//! never touches the disk itself.
+//! never touches the disk itself. The engine's refusals come back typed (`FolderError`,
+//! `ReadError`) and the surface words them in its own terms, naming its own tools.
 //!
 //! `Workspace::with_surface` wraps the surface in a workspace, which is called (and listed)
 //! like a built-in profile; `fsgate_mcp::serve_stdio(Arc::new(workspace))` would serve it over
@@ -16,8 +17,8 @@
 
 use fsgate_core::access::Access;
 use fsgate_core::error::Result;
-use fsgate_core::ops::list::{self, Kind};
-use fsgate_core::ops::read::{self, ReadOptions, ReadOutcome};
+use fsgate_core::ops::list::{self, FolderError, Kind};
+use fsgate_core::ops::read::{self, ReadError, ReadOptions, ReadOutcome};
 use fsgate_core::surface::args::Args;
 use fsgate_core::{CallContext, Options, Surface, ToolDef, ToolError, ToolOutput, Workspace};
 use serde_json::{Value, json};
@@ -90,7 +91,7 @@ impl Surface for Scout {
 fn ls(access: &Access, args: Value) -> Result<ToolOutput> {
     let args = Args::parse("ls", args, &["path"])?;
     let folder = access.resolve_or_root(args.opt_str("path")?)?;
-    let entries = list::list(access, &folder)?;
+    let entries = list::list(access, &folder).map_err(folder_error)?;
     if entries.is_empty() {
         return Ok(ToolOutput::text(format!("{} is empty", folder.shown)));
     }
@@ -117,7 +118,7 @@ fn peek(access: &Access, args: Value, ctx: &CallContext) -> Result<ToolOutput> {
         attach_images: false,
         ..ReadOptions::default()
     };
-    match read::read(access, &file, &options, ctx)? {
+    match read::read(access, &file, &options, ctx).map_err(read_error)? {
         ReadOutcome::Text(window) => {
             let mut text = String::from_utf8_lossy(&window.bytes).into_owned();
             if window.is_partial() {
@@ -136,6 +137,34 @@ fn peek(access: &Access, args: Value, ctx: &CallContext) -> Result<ToolOutput> {
             "{} is a binary file ({size} bytes); peek shows text only",
             file.shown
         ))),
+    }
+}
+
+/// A folder `ls` could not list, in Scout's words.
+fn folder_error(err: FolderError) -> ToolError {
+    match err {
+        FolderError::NotAFolder { path } => {
+            ToolError::invalid(format!("{path} is a file; peek at it instead"))
+        }
+        FolderError::Missing { path } => {
+            ToolError::not_found(format!("{path} does not exist; ls its parent folder"))
+        }
+        FolderError::Other(e) => e,
+        other => ToolError::invalid(format!("ls failed: {other:?}")),
+    }
+}
+
+/// A file `peek` could not read, in Scout's words.
+fn read_error(err: ReadError) -> ToolError {
+    match err {
+        ReadError::Missing { path } => ToolError::not_found(format!(
+            "{path} does not exist; ls its folder to see what is"
+        )),
+        ReadError::Directory { path } => {
+            ToolError::invalid(format!("{path} is a folder; ls it instead"))
+        }
+        ReadError::Other(e) => e,
+        other => ToolError::invalid(format!("peek failed: {other:?}")),
     }
 }
 

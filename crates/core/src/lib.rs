@@ -24,6 +24,8 @@
 //!
 //! Layers, each knowing only the one below: [`surface`] (what the model sees: names, schemas,
 //! texts) → [`ops`] (typed operations) → [`access`] (path resolution, ignore rules, file I/O).
+//! [`profile`] is the one registry of profiles: [`Profile`] names them, [`ProfileConfig`] holds
+//! one with its configuration, and [`Options::profile`] says which a workspace opens as.
 //! The crate's `examples/` show it embedded in an agent loop (`agent_loop`) and a profile of
 //! one's own written as a [`Surface`] over the engine (`custom_profile`).
 
@@ -31,8 +33,10 @@
 
 pub mod access;
 pub mod config;
+pub mod context;
 pub mod error;
 pub mod ops;
+pub mod profile;
 pub mod session;
 pub mod surface;
 pub mod text;
@@ -41,40 +45,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use config::Config;
 pub use config::coder::CoderConfig;
+pub use config::gg::GgConfig;
 pub use config::picoclaw::PicoclawConfig;
 pub use config::qwen::QwenConfig;
 pub use config::sgpt::SgptConfig;
 pub use error::{ErrorKind, ToolError};
+pub use profile::{Profile, ProfileConfig};
 pub use surface::{CallContext, Content, Progress, ProgressSink, Surface, ToolDef, ToolOutput};
 
-use access::{Access, Jail, JailConfig};
-use surface::coder::Coder;
-use surface::gg::Gg;
-use surface::picoclaw::Picoclaw;
-use surface::qwen::Qwen;
-use surface::sgpt::Sgpt;
-
-/// The tool surfaces fsgate offers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Profile {
-    /// gg (spec 000): read_file, write_file, edit_file, list_dir, tree, search.
-    #[default]
-    Gg,
-    /// The coder worker (spec 001): info, read-file, search, update-file, create-file,
-    /// delete-file, move, list-folder, tree, confined to a jail.
-    Coder,
-    /// Qwen Code (spec 002): list_directory, read_file, notebook_edit, write_file, glob,
-    /// grep_search, edit.
-    Qwen,
-    /// PicoClaw (spec 003): read_file, write_file, edit_file, append_file, list_dir,
-    /// search_files.
-    Picoclaw,
-    /// sgpt (spec 004): read_files, diff, replace, exec_shell, search_lores, agent.
-    Sgpt,
-}
+use access::Access;
 
 /// What a workspace is opened with.
 #[derive(Clone, Debug)]
@@ -82,18 +62,9 @@ pub struct Options {
     /// The working directory (gg) or the allowed roots, primary first (jailed profiles). Empty
     /// means the profile's default (coder: its configuration's `base_paths`).
     pub roots: Vec<PathBuf>,
-    /// The tool surface. By default [`Profile::Gg`].
-    pub profile: Profile,
-    /// gg's configuration. By default [`Config::default`].
-    pub config: Config,
-    /// The coder profile's configuration. By default [`CoderConfig::default`].
-    pub coder: CoderConfig,
-    /// The qwen profile's configuration.
-    pub qwen: QwenConfig,
-    /// The picoclaw profile's configuration.
-    pub picoclaw: PicoclawConfig,
-    /// The sgpt profile's configuration.
-    pub sgpt: SgptConfig,
+    /// The tool surface, with its configuration. By default gg's, with
+    /// [`GgConfig::default`]; `Profile::Coder.into()` is coder's with its defaults.
+    pub profile: ProfileConfig,
     /// gg: confine every path to the roots (as the coder profile does). By default `false`.
     pub jail: bool,
     /// gg: restrict the tools to this agent's allowlist. By default none.
@@ -107,12 +78,7 @@ impl Options {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Options {
             roots: vec![root.into()],
-            profile: Profile::Gg,
-            config: Config::default(),
-            coder: CoderConfig::default(),
-            qwen: QwenConfig::default(),
-            picoclaw: PicoclawConfig::default(),
-            sgpt: SgptConfig::default(),
+            profile: ProfileConfig::default(),
             jail: false,
             agent: None,
             no_vision: false,
@@ -177,75 +143,11 @@ impl Workspace {
 
     /// Opens the workspace described by `options`.
     pub fn open(options: Options) -> Result<Workspace, OpenError> {
-        let mut warnings = Vec::new();
-        let mut jailed = |config: JailConfig| -> Result<Access, OpenError> {
-            let (jail, skipped) = Jail::new(&config)?;
-            warnings.extend(skipped);
-            Ok(Access::jailed(jail))
-        };
-        let (access, surface): (Access, Box<dyn Surface>) = match options.profile {
-            Profile::Gg => {
-                let root = options.roots.first().ok_or(OpenError::NoRoot)?;
-                let secrets = &options.config.non_accessible_globs;
-                let access = if options.jail {
-                    jailed(JailConfig {
-                        roots: options.roots.clone(),
-                        non_accessible: secrets.clone(),
-                        ..JailConfig::default()
-                    })?
-                } else {
-                    Access::new(root)
-                        .map_err(|source| OpenError::Root {
-                            path: root.clone(),
-                            source,
-                        })?
-                        .with_secrets(secrets)?
-                };
-                let surface =
-                    Gg::new(&options.config, options.agent.as_deref(), options.no_vision)?;
-                (access, Box::new(surface))
-            }
-            Profile::Coder => {
-                let roots = if options.roots.is_empty() {
-                    options.coder.base_paths.clone()
-                } else {
-                    options.roots.clone()
-                };
-                let access = jailed(JailConfig {
-                    roots,
-                    non_accessible: options.coder.non_accessible_globs.clone(),
-                    default_excludes: options.coder.default_exclude_globs.clone(),
-                })?;
-                (access, Box::new(Coder::new(options.coder.clone())))
-            }
-            Profile::Qwen | Profile::Picoclaw | Profile::Sgpt => {
-                if options.roots.is_empty() {
-                    return Err(OpenError::NoRoot);
-                }
-                // Each profile's own configuration names its non-accessible globs; the jail
-                // enforces them as it does the coder profile's.
-                let non_accessible = match options.profile {
-                    Profile::Qwen => options.qwen.non_accessible_globs.clone(),
-                    Profile::Picoclaw => options.picoclaw.non_accessible_globs.clone(),
-                    Profile::Sgpt => options.sgpt.non_accessible_globs.clone(),
-                    Profile::Gg | Profile::Coder => Vec::new(),
-                };
-                let mut access = jailed(JailConfig {
-                    roots: options.roots.clone(),
-                    non_accessible,
-                    ..JailConfig::default()
-                })?;
-                if options.profile == Profile::Sgpt {
-                    access = access.with_artifact_dir(&options.sgpt.artifact_dir);
-                }
-                let surface: Box<dyn Surface> = match options.profile {
-                    Profile::Qwen => Box::new(Qwen::new(options.qwen.clone())),
-                    Profile::Picoclaw => Box::new(Picoclaw::new(options.picoclaw.clone())),
-                    _ => Box::new(Sgpt::new(options.sgpt.clone())),
-                };
-                (access, surface)
-            }
-        };
+        let profile::Opened {
+            access,
+            surface,
+            warnings,
+        } = profile::open(&options)?;
         Ok(Workspace {
             access,
             surface,

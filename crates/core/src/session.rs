@@ -30,8 +30,8 @@ use std::sync::{Arc, Mutex};
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::access::{Access, Meta, Resolved, Stamp, WriteOptions};
-use crate::surface::CallContext;
+use crate::access::{Access, Meta, OpenFile, Resolved, Stamp, WriteOptions};
+use crate::context::CallContext;
 use crate::text::encoding;
 
 /// Files up to this size are hashed when read; larger ones keep only their stamp.
@@ -149,7 +149,7 @@ fn hash(bytes: &[u8]) -> u64 {
 }
 
 /// The length and [`hash`] of the rest of `file`, read through one buffer.
-fn hash_stream(mut file: std::fs::File) -> std::io::Result<(u64, u64)> {
+fn hash_stream(mut file: OpenFile) -> std::io::Result<(u64, u64)> {
     let mut hasher = std::hash::DefaultHasher::new();
     let mut buf = vec![0u8; HASH_CHUNK];
     let mut len = 0u64;

@@ -2,7 +2,12 @@
 //! strict paths (issue 16),
 //! driven through the public `Workspace` API for every profile. See each module.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 #[path = "adversarial/support.rs"]
 mod support;

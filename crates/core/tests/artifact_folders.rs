@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fsgate_core::{Options, Profile, Workspace};
+use fsgate_core::{Options, Profile, SgptConfig, Workspace};
 use serde_json::{Value, json};
 
 /// A workspace whose source file has stale copies in both artifact folders; sgpt's holds the
@@ -35,7 +35,7 @@ fn workspace() -> tempfile::TempDir {
 
 fn open(root: &Path, profile: Profile, adjust: impl FnOnce(&mut Options)) -> Workspace {
     let mut options = Options::new(root);
-    options.profile = profile;
+    options.profile = profile.into();
     adjust(&mut options);
     Workspace::open(options).unwrap()
 }
@@ -188,8 +188,12 @@ fn sgpt_lore_walk_skips_the_configured_artifact_folder() {
     std::fs::write(dir.path().join("runs/old/stale.md"), lore).unwrap();
     std::fs::write(dir.path().join("guide.md"), lore).unwrap();
     let ws = open(dir.path(), Profile::Sgpt, |o| {
-        o.sgpt.lore_libraries = vec![PathBuf::from(".")];
-        o.sgpt.artifact_dir = PathBuf::from("runs/old/../old");
+        o.profile = SgptConfig {
+            lore_libraries: vec![PathBuf::from(".")],
+            artifact_dir: PathBuf::from("runs/old/../old"),
+            ..SgptConfig::default()
+        }
+        .into();
     });
     let found = ok(&ws, "search_lores", json!({"query": "needle"}));
     assert!(found.contains("guide.md"), "{found}");

@@ -8,17 +8,17 @@
 use std::sync::Arc;
 
 use fsgate_core::config::coder::CoderConfig;
-use fsgate_core::{Options, Profile, Workspace};
+use fsgate_core::{Options, Workspace};
 use serde_json::{Value, json};
 
 fn session(dir: &std::path::Path) -> Workspace {
     Workspace::open(Options {
-        profile: Profile::Coder,
         roots: vec![dir.to_path_buf()],
-        coder: CoderConfig {
+        profile: CoderConfig {
             base_paths: vec![dir.to_path_buf()],
             ..CoderConfig::default()
-        },
+        }
+        .into(),
         ..Options::new(dir)
     })
     .unwrap()

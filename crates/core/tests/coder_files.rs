@@ -12,7 +12,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use fsgate_core::config::coder::CoderLimits;
-use fsgate_core::{CoderConfig, Options, Profile, ToolOutput, Workspace};
+use fsgate_core::{CoderConfig, Options, ProfileConfig, ToolOutput, Workspace};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -171,13 +171,21 @@ struct Fx {
     ws: Workspace,
 }
 
+/// The coder configuration of the options a fixture opens (always coder's).
+fn coder(o: &mut Options) -> &mut CoderConfig {
+    let ProfileConfig::Coder(coder) = &mut o.profile else {
+        panic!("a coder fixture opens as coder");
+    };
+    coder
+}
+
 impl Fx {
     fn new() -> Fx {
         Fx::with(|_| {})
     }
 
     fn limits(f: impl FnOnce(&mut CoderLimits)) -> Fx {
-        Fx::with(|o| f(&mut o.coder.limits))
+        Fx::with(|o| f(&mut coder(o).limits))
     }
 
     fn with(adjust: impl FnOnce(&mut Options)) -> Fx {
@@ -188,12 +196,12 @@ impl Fx {
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&root2).unwrap();
         let mut o = Options::new(&root);
-        o.profile = Profile::Coder;
         o.roots = vec![root.clone(), root2.clone()];
-        o.coder = CoderConfig {
+        o.profile = CoderConfig {
             non_accessible_globs: vec!["**/.env".into(), "**/*.pem".into(), "**/secrets/**".into()],
             ..CoderConfig::default()
-        };
+        }
+        .into();
         adjust(&mut o);
         let ws = Workspace::open(o).unwrap();
         Fx {
@@ -1094,7 +1102,7 @@ fn info_reports_every_field_with_the_canonical_roots_in_order() {
         o.roots.reverse();
         o.roots[1] = o.roots[1].join("sub/..");
         std::fs::create_dir_all(o.roots[1].join("sub")).unwrap();
-        o.coder.limits = CoderLimits {
+        coder(o).limits = CoderLimits {
             max_read_bytes: 11,
             max_write_bytes: 12,
             tree_default_depth: 3,
@@ -1107,7 +1115,7 @@ fn info_reports_every_field_with_the_canonical_roots_in_order() {
             batch_read_budget_bytes: 20,
             max_output_bytes: 21,
         };
-        o.coder.default_exclude_globs = vec!["**/.git/**".into()];
+        coder(o).default_exclude_globs = vec!["**/.git/**".into()];
     });
     let out = fx.call("info", json!({}));
     assert!(!out.is_error);

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use fsgate_core::{CoderConfig, Options, Profile, ToolOutput, Workspace};
+use fsgate_core::{CoderConfig, Options, ToolOutput, Workspace};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -74,12 +74,12 @@ impl Fx {
         write(&out.join("f.txt"), "TOP SECRET outside f");
         write(&evil.join("f.txt"), "TOP SECRET evil");
         let mut o = Options::new(&root);
-        o.profile = Profile::Coder;
         o.roots = vec![root.clone(), root2.clone()];
-        o.coder = CoderConfig {
+        o.profile = CoderConfig {
             non_accessible_globs: secret_globs(),
             ..CoderConfig::default()
-        };
+        }
+        .into();
         adjust(&mut o, &base);
         let ws = Workspace::open(o).unwrap();
         Fx {

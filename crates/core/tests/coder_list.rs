@@ -2,7 +2,12 @@
 //! non-accessible entries flagged, and the errors with their C-codes. Every successful response
 //! is checked against the spec's schema.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 mod coder_support;
 

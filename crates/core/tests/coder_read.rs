@@ -2,7 +2,12 @@
 //! max_output_bytes, batch reads under batch_read_budget_bytes, UTF-8 sanitisation, and the
 //! errors with their C-codes. Every successful response is checked against the spec's schema.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 mod coder_support;
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use fsgate_core::config::coder::CoderLimits;
-use fsgate_core::{CoderConfig, Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Workspace};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -36,9 +36,8 @@ impl Fx {
         let mut coder = config();
         f(&mut coder);
         let ws = Workspace::open(Options {
-            profile: Profile::Coder,
             roots: vec![root.clone()],
-            coder,
+            profile: coder.into(),
             ..Options::new(&root)
         })
         .unwrap();
@@ -902,9 +901,8 @@ fn a_second_root_is_searched_by_absolute_path_with_its_own_relative_globs() {
     std::fs::write(two.join("src/a.rs"), "hit\n").unwrap();
     std::fs::write(two.join("b.rs"), "hit\n").unwrap();
     let ws = Workspace::open(Options {
-        profile: Profile::Coder,
         roots: vec![one.clone(), two.clone()],
-        coder: config(),
+        profile: config().into(),
         ..Options::new(&one)
     })
     .unwrap();

@@ -26,7 +26,7 @@ fn no_edit_is_lost(profile: Profile, tool: &'static str, args: fn(usize) -> serd
     let workspaces: Vec<Arc<Workspace>> = (0..3)
         .map(|_| {
             let mut options = Options::new(dir.path());
-            options.profile = profile;
+            options.profile = profile.into();
             Arc::new(Workspace::open(options).unwrap())
         })
         .collect();

@@ -10,12 +10,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 mod qwen_support;
 mod sgpt_support;
 
-use common::Fx;
 use encoding_rs::{Encoding, SHIFT_JIS, WINDOWS_1252};
+use gg_support::Fx;
 use qwen_support::Qx;
 use serde_json::json;
 use sgpt_support::Sx;

@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, parse};
-use fsgate_core::{Config, Options, Workspace};
+use fsgate_core::{GgConfig, Options, Workspace};
+use gg_support::{Fx, parse};
 use serde_json::json;
 
 fn names(fx: &Fx) -> Vec<&'static str> {
@@ -14,7 +14,7 @@ fn names(fx: &Fx) -> Vec<&'static str> {
 }
 
 fn refusal(text: &str) -> String {
-    match Config::parse(text, "gg.toml") {
+    match GgConfig::parse(text, "gg.toml") {
         Ok(c) => panic!("accepted: {c:?}"),
         Err(e) => e.to_string(),
     }
@@ -64,9 +64,9 @@ fn without_a_configuration_all_five_capabilities_are_enabled() {
 
 #[test]
 fn an_empty_configuration_file_is_the_default_default_cap_2000_with_vision() {
-    let config = Config::parse("", "empty.toml").unwrap();
-    assert_eq!(config, Config::default());
-    let fx = Fx::with(|o| o.config = config);
+    let config = GgConfig::parse("", "empty.toml").unwrap();
+    assert_eq!(config, GgConfig::default());
+    let fx = Fx::with(|o| o.profile = config.into());
     assert_eq!(names(&fx).len(), 6);
     assert!(limit_description(&fx).contains("at most 2000 lines (the cap)"));
     let prompt = fx.ws.prompt();
@@ -174,7 +174,7 @@ const AGENTS: &str = "[agents.reviewer]\nallow = [\"read_file\", \"tree\", \"sea
 fn an_agent_is_given_only_its_allowlist() {
     let config = parse(AGENTS);
     let fx = Fx::with(|o| {
-        o.config = config;
+        o.profile = config.into();
         o.agent = Some("reviewer".to_string());
     });
     assert_eq!(names(&fx), ["read_file", "tree", "search"]);
@@ -196,7 +196,7 @@ fn an_agent_is_given_only_its_allowlist() {
 fn an_allowlist_cannot_give_a_call_of_a_disabled_capability() {
     let config = parse(AGENTS);
     let fx = Fx::with(|o| {
-        o.config = config;
+        o.profile = config.into();
         o.agent = Some("writer".to_string());
     });
     assert_eq!(names(&fx), ["read_file"]);
@@ -225,7 +225,7 @@ fn without_an_agent_the_allowlists_do_not_apply() {
 fn an_unknown_agent_refuses_to_open_naming_the_agents() {
     let dir = tempfile::tempdir().unwrap();
     let mut options = Options::new(dir.path());
-    options.config = parse(AGENTS);
+    options.profile = parse(AGENTS).into();
     options.agent = Some("reviwer".to_string());
     let err = Workspace::open(options).err().unwrap();
     assert_eq!(

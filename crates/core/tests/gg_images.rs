@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, gif, images, jpeg, png, webp};
 use fsgate_core::Content;
+use gg_support::{Fx, gif, images, jpeg, png, webp};
 use serde_json::json;
 
 const MIB8: usize = 8 * 1024 * 1024;

@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::Fx;
+use gg_support::Fx;
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------

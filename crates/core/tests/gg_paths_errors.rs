@@ -1,11 +1,16 @@
 //! Paths (relative to the working directory, absolute as themselves, `..` left to the kernel,
 //! the empty path refused) and the shape of every error: `kind: problem...`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
-mod common;
+mod gg_support;
 
-use common::Fx;
+use gg_support::Fx;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +62,7 @@ fn absolute_paths_are_taken_as_themselves_even_outside_the_workspace() {
 #[test]
 fn dotdot_leaves_the_working_directory() {
     let parent = tempfile::tempdir().unwrap();
-    common::write(&parent.path().join("sibling.txt"), b"next door\n");
+    gg_support::write(&parent.path().join("sibling.txt"), b"next door\n");
     std::fs::create_dir(parent.path().join("ws")).unwrap();
     let ws =
         fsgate_core::Workspace::open(fsgate_core::Options::new(parent.path().join("ws"))).unwrap();
@@ -75,7 +80,7 @@ fn dotdot_is_resolved_by_the_kernel_after_a_symbolic_link() {
     let fx = Fx::new();
     let other = tempfile::tempdir().unwrap();
     std::fs::create_dir(other.path().join("inner")).unwrap();
-    common::write(&other.path().join("target.txt"), b"through the link\n");
+    gg_support::write(&other.path().join("target.txt"), b"through the link\n");
     fx.write("target.txt", "lexical decoy\n");
     std::os::unix::fs::symlink(other.path().join("inner"), fx.path("link")).unwrap();
     assert_eq!(

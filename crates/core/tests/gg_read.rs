@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, numbered};
+use gg_support::{Fx, numbered};
 use serde_json::json;
 
 const CAP5_DEFAULT: &str =

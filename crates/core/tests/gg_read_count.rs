@@ -4,18 +4,23 @@
 //! is exact, a window past the lines counted is still found, and progress and cancellation work
 //! during a long count.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
-mod common;
+mod gg_support;
 
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::Fx;
 use fsgate_core::access::holes::{self, Holes};
 use fsgate_core::{CallContext, Progress};
+use gg_support::Fx;
 use serde_json::json;
 
 /// Lines of 16 bytes: `line 0000000001\n`, and so on.

@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::Fx;
+use gg_support::Fx;
 use serde_json::json;
 
 fn search(fx: &Fx, args: serde_json::Value) -> String {
@@ -191,7 +191,7 @@ fn search_path_roots_the_search_at_a_directory_or_a_file() {
 fn search_outside_the_working_directory_shows_absolute_paths() {
     let fx = Fx::new();
     let other = tempfile::tempdir().unwrap();
-    common::write(&other.path().join("o.txt"), b"needle\n");
+    gg_support::write(&other.path().join("o.txt"), b"needle\n");
     let abs = other.path().to_string_lossy().into_owned();
     assert_eq!(
         search(&fx, json!({"query": "needle", "path": abs})),
@@ -503,12 +503,12 @@ fn a_file_under_an_ignored_path_is_still_reachable_by_path() {
 /// A workspace `ws` inside `outer`, whose `.gitignore` (outside the workspace) ignores `*.txt`.
 fn nested_workspace(outer_is_repository: bool) -> (tempfile::TempDir, fsgate_core::Workspace) {
     let outer = tempfile::tempdir().unwrap();
-    common::write(&outer.path().join(".gitignore"), b"*.txt\n");
+    gg_support::write(&outer.path().join(".gitignore"), b"*.txt\n");
     if outer_is_repository {
         std::fs::create_dir(outer.path().join(".git")).unwrap();
     }
-    common::write(&outer.path().join("ws/a.txt"), b"needle\n");
-    common::write(&outer.path().join("ws/b.rs"), b"needle\n");
+    gg_support::write(&outer.path().join("ws/a.txt"), b"needle\n");
+    gg_support::write(&outer.path().join("ws/b.rs"), b"needle\n");
     let ws =
         fsgate_core::Workspace::open(fsgate_core::Options::new(outer.path().join("ws"))).unwrap();
     (outer, ws)

@@ -1,13 +1,18 @@
 //! write_file and edit_file: whole-file atomic writes with parents created, and the one exact,
 //! unique replacement with its two distinct failures.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
-mod common;
+mod gg_support;
 
 use std::os::unix::fs::PermissionsExt;
 
-use common::Fx;
+use gg_support::Fx;
 use serde_json::json;
 
 fn mode(fx: &Fx, rel: &str) -> u32 {

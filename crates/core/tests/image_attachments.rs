@@ -5,10 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-mod common;
+mod gg_support;
 
-use common::{Fx, gif, images, jpeg, png, webp};
 use fsgate_core::{Content, Options, Profile, Workspace};
+use gg_support::{Fx, gif, images, jpeg, png, webp};
 use serde_json::json;
 
 /// Damaged images: name, bytes, claimed format, and a word of the reason.
@@ -65,7 +65,7 @@ fn gg_without_vision_describes_a_damaged_image_as_damaged() {
 
 fn qwen(dir: &std::path::Path) -> Workspace {
     let mut options = Options::new(dir);
-    options.profile = Profile::Qwen;
+    options.profile = Profile::Qwen.into();
     Workspace::open(options).unwrap()
 }
 

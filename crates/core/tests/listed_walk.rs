@@ -2,7 +2,12 @@
 //! its own (`Access::sorted_walk`) does, in the same order, before and after every kind of
 //! change to the tree and its ignore files; and a walk of an unchanged tree lists nothing anew.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fsgate_core::{CoderConfig, Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Workspace};
 use serde_json::Value;
 
 /// A tree as relative path → contents (`None` for a folder).
@@ -77,12 +77,12 @@ fn run(case: &Path) {
             .replace("$ROOT", root.to_str().unwrap())
     };
     let ws = Workspace::open(Options {
-        profile: Profile::Coder,
         roots: vec![root.clone(), root2.clone()],
-        coder: CoderConfig {
+        profile: CoderConfig {
             non_accessible_globs: vec!["**/.env".into()],
             ..CoderConfig::default()
-        },
+        }
+        .into(),
         ..Options::new(&root)
     })
     .unwrap();

@@ -42,7 +42,7 @@ impl Ws {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let mut options = Options::new(&root);
-        options.profile = profile;
+        options.profile = profile.into();
         options.jail = jail;
         let ws = Workspace::open(options).unwrap();
         Ws {
@@ -371,7 +371,6 @@ fn the_shown_form_of_a_name_reaches_it_in_every_read_write_edit_move_and_delete(
                 );
                 assert_eq!(std::fs::read(ws.p(ZERO)).unwrap(), b"needle 3\n");
             }
-            _ => unreachable!(),
         }
     }
 }
@@ -390,7 +389,6 @@ fn create_call(profile: Profile, path: &str) -> (&'static str, Value) {
         Profile::Qwen => ("write_file", json!({"file_path": path, "content": "x\n"})),
         Profile::Picoclaw => ("write_file", json!({"path": path, "content": "x\n"})),
         Profile::Sgpt => ("diff", json!({"path": path, "diff": "@@\n+x\n"})),
-        _ => unreachable!(),
     }
 }
 
@@ -462,7 +460,6 @@ fn existing_entries_with_habitual_names_stay_reachable_in_every_profile() {
                     .to_string(),
                 Profile::Qwen => ws.ok("read_file", json!({"path": path})),
                 Profile::Sgpt => ws.ok("read_files", json!({"paths": [path]})),
-                _ => unreachable!(),
             };
             assert!(text.contains(content), "{profile:?} {path:?}: {text}");
         }
@@ -550,7 +547,6 @@ fn every_profile_s_write_and_edit_result_names_the_target_of_a_link() {
                 "replace",
                 json!({"path": "app.ts", "patches": [{"search": "1", "replace": "2"}]}),
             ),
-            _ => unreachable!(),
         };
         assert_eq!(std::fs::read(ws.p("src/app.ts")).unwrap(), b"let a = 2;\n");
         assert!(

@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 //! picoclaw's search_files: pages without duplicates or gaps, merged and split context blocks,
 //! output modes, the three filename pattern forms, the ignore rule and explicit paths, binary

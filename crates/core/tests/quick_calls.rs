@@ -2,7 +2,12 @@
 //! write or edit of one small existing file. Everything that may run long is not quick, and a
 //! quick call gives the same answer as the ordinary path.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use fsgate_core::{CallContext, Options, Profile, Workspace};
 use serde_json::{Value, json};
@@ -15,7 +20,7 @@ fn workspace(profile: Profile) -> (tempfile::TempDir, Workspace) {
     std::fs::write(dir.path().join("big.txt"), big.repeat(size)).unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     let mut options = Options::new(dir.path());
-    options.profile = profile;
+    options.profile = profile.into();
     let ws = Workspace::open(options).unwrap();
     (dir, ws)
 }

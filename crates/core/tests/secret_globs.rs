@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use fsgate_core::config::picoclaw::PicoclawConfig;
-use fsgate_core::{Config, Options, Profile, QwenConfig, SgptConfig, ToolOutput, Workspace};
+use fsgate_core::{GgConfig, Options, QwenConfig, SgptConfig, ToolOutput, Workspace};
 use serde_json::{Value, json};
 
 const SECRET: &str = "sk_live_do_not_show_4242";
@@ -104,13 +104,13 @@ fn hides_names(text: &str) {
 // gg
 
 fn gg(jail: bool) -> Fx {
-    let config = Config::parse(
+    let config = GgConfig::parse(
         &format!("[access]\nnon_accessible_globs = {GLOBS}\n"),
         "gg.toml",
     )
     .unwrap();
     Fx::open(|o| {
-        o.config = config;
+        o.profile = config.into();
         o.jail = jail;
     })
 }
@@ -189,8 +189,7 @@ fn qwen() -> Fx {
     )
     .unwrap();
     Fx::open(|o| {
-        o.profile = Profile::Qwen;
-        o.qwen = config;
+        o.profile = config.into();
     })
 }
 
@@ -232,8 +231,7 @@ fn picoclaw() -> Fx {
     )
     .unwrap();
     Fx::open(|o| {
-        o.profile = Profile::Picoclaw;
-        o.picoclaw = config;
+        o.profile = config.into();
     })
 }
 
@@ -282,8 +280,7 @@ fn sgpt() -> Fx {
     )
     .unwrap();
     Fx::open(|o| {
-        o.profile = Profile::Sgpt;
-        o.sgpt = config;
+        o.profile = config.into();
     })
 }
 
@@ -309,7 +306,8 @@ fn sgpt_hides_secrets_from_reads_and_writes() {
 #[test]
 fn every_profile_names_a_glob_that_does_not_compile_by_its_place() {
     let bad = r#"["**/.env", "**/[.pem"]"#;
-    let err = Config::parse(&format!("[access]\nnon_accessible_globs = {bad}\n"), "g").unwrap_err();
+    let err =
+        GgConfig::parse(&format!("[access]\nnon_accessible_globs = {bad}\n"), "g").unwrap_err();
     assert_eq!(
         err.problems[0].key, "access.non_accessible_globs[1]",
         "{err}"

@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 //! The sgpt `exec_shell` tool: combined output and exit code, failures, the timeout that kills
 //! the whole process group, the output cap with its artifact, cancellation, and the working

@@ -19,12 +19,13 @@ struct Ws {
 
 fn options(profile: Profile, dir: &std::path::Path) -> Options {
     let mut options = Options::new(dir);
-    options.profile = profile;
+    options.profile = profile.into();
     if profile == Profile::Coder {
-        options.coder = CoderConfig {
+        options.profile = CoderConfig {
             base_paths: vec![dir.to_path_buf()],
             ..CoderConfig::default()
-        };
+        }
+        .into();
     }
     options
 }

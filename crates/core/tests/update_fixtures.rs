@@ -1,7 +1,7 @@
 //! Fixture-driven tests of the update-file engine: each folder under `fixtures/update/` holds
 //! `input.txt` (the file's bytes), `ops.json` (the ops, in the wire shape), and either
 //! `expected.txt` (the exact bytes written) or `expected_error.txt` (the exact error, as
-//! `kind: message`), plus optionally `echoes.json` (`applied`, `new_line_count`,
+//! `kind: message`, in coder's words: [`fsgate_core::surface::coder::update_refusal`]), plus optionally `echoes.json` (`applied`, `new_line_count`,
 //! `echoes_truncated` and `echoes`, compared whole).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
@@ -10,6 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use fsgate_core::ops::update::{self, Op};
+use fsgate_core::surface::coder::update_refusal;
 use serde_json::{Value, json};
 
 fn fixtures() -> Vec<PathBuf> {
@@ -36,7 +37,7 @@ fn check(dir: &Path) -> Result<(), String> {
     let expected = read_opt(dir, "expected.txt");
     let expected_error = read_opt(dir, "expected_error.txt");
     let echoes = read_opt(dir, "echoes.json");
-    let result = update::apply(&input, &ops);
+    let result = update::apply(&input, &ops).map_err(update_refusal);
     match (expected, expected_error, result) {
         (Some(_), Some(_), _) | (None, None, _) => {
             Err("needs exactly one of expected.txt and expected_error.txt".into())

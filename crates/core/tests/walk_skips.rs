@@ -20,7 +20,7 @@ use std::sync::Arc;
 use fsgate_core::access::ignore::IgnoreFiles;
 use fsgate_core::access::walkdir::Skips;
 use fsgate_core::access::{Access, Jail, JailConfig};
-use fsgate_core::{Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Profile, SgptConfig, Workspace};
 use serde_json::{Value, json};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,10 +43,15 @@ fn open(p: P, root: &Path) -> Workspace {
         P::Coder => Profile::Coder,
         P::Qwen => Profile::Qwen,
         P::Pico => Profile::Picoclaw,
-    };
+    }
+    .into();
     o.jail = p != P::Gg;
     if p == P::Coder {
-        o.coder.non_accessible_globs = vec!["**/.env".into(), "**/secrets/**".into()];
+        o.profile = CoderConfig {
+            non_accessible_globs: vec!["**/.env".into(), "**/secrets/**".into()],
+            ..CoderConfig::default()
+        }
+        .into();
     }
     Workspace::open(o).unwrap()
 }
@@ -530,8 +535,11 @@ fn a_lore_library_walk_warns_of_links_that_loop_instead_of_reading_round_them() 
     symlink(".", root.join("lore/again")).unwrap();
     symlink("self.md", root.join("lore/self.md")).unwrap();
     let mut o = Options::new(&root);
-    o.profile = Profile::Sgpt;
-    o.sgpt.lore_libraries = vec![PathBuf::from("lore")];
+    o.profile = SgptConfig {
+        lore_libraries: vec![PathBuf::from("lore")],
+        ..SgptConfig::default()
+    }
+    .into();
     let ws = Workspace::open(o).unwrap();
     let out = ws
         .call("search_lores", json!({"query": "needle"}))

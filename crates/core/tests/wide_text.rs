@@ -6,7 +6,7 @@
 
 mod picoclaw_support;
 
-use fsgate_core::{CoderConfig, Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Workspace};
 use picoclaw_support::Pico;
 use serde_json::{Value, json};
 
@@ -70,9 +70,8 @@ impl Coder {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let ws = Workspace::open(Options {
-            profile: Profile::Coder,
             roots: vec![root.clone()],
-            coder: CoderConfig::default(),
+            profile: CoderConfig::default().into(),
             ..Options::new(&root)
         })
         .unwrap();

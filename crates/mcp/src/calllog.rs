@@ -8,6 +8,9 @@
 //! arguments longer than [`ARGUMENT_CHARS`] characters are cut, so a large `write_file` does not
 //! copy its content into the log.
 
+// The call log is the server's own file, not the workspace's: it is opened here, not in access.
+#![allow(clippy::disallowed_types)]
+
 use std::fs::File;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};

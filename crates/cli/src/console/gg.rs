@@ -1,9 +1,9 @@
 //! The gg configuration editor's form: what the page edits, turned into the TOML file and read
 //! back from one. Nothing here judges a value: the form is rendered as written (a lineCap of
-//! `abc` becomes the string "abc") and `Config::parse`, the server's own validation, names
+//! `abc` becomes the string "abc") and `GgConfig::parse`, the server's own validation, names
 //! whatever it cannot honour.
 
-use fsgate_core::config::{Capability, DEFAULT_LINE_CAP, ReadMode, all_tools};
+use fsgate_core::config::gg::{Capability, DEFAULT_LINE_CAP, ReadMode, all_tools};
 use serde_json::{Map, Value, json};
 use toml::{Table, Value as Toml};
 
@@ -265,12 +265,12 @@ fn key(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fsgate_core::Config;
+    use fsgate_core::GgConfig;
 
     #[test]
     fn the_default_form_renders_a_file_equal_to_no_file() {
         let text = render(&default_form());
-        assert_eq!(Config::parse(&text, "t").unwrap(), Config::default());
+        assert_eq!(GgConfig::parse(&text, "t").unwrap(), GgConfig::default());
     }
 
     #[test]
@@ -287,8 +287,8 @@ mod tests {
         let rendered = render(&form);
         assert!(rendered.contains("countBudgetMs = 1000"), "{rendered}");
         assert_eq!(
-            Config::parse(&rendered, "t").unwrap(),
-            Config::parse(text, "t").unwrap()
+            GgConfig::parse(&rendered, "t").unwrap(),
+            GgConfig::parse(text, "t").unwrap()
         );
     }
 
@@ -297,7 +297,7 @@ mod tests {
         let mut form = default_form();
         form["capabilities"]["read-file"]["lineCap"] = json!("abc");
         form["agents"] = json!([{"name": "bot", "allow": "read_file, delete_file"}]);
-        let err = Config::parse(&render(&form), "t").unwrap_err();
+        let err = GgConfig::parse(&render(&form), "t").unwrap_err();
         let keys: Vec<&str> = err.problems.iter().map(|p| p.key.as_str()).collect();
         assert_eq!(
             keys,
@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(line_cap.as_str(), Some(sneaky));
         assert!(table["agents"].get("a]\n[model").is_some(), "{text}");
         assert_eq!(table["model"]["vision"].as_bool(), Some(true));
-        let err = Config::parse(&text, "t").unwrap_err();
+        let err = GgConfig::parse(&text, "t").unwrap_err();
         assert_eq!(err.problems.len(), 1, "{err}");
         assert_eq!(literal("2.5"), "2.5");
         assert_eq!(literal("\"250\""), "\"250\"");

@@ -7,7 +7,7 @@
 //! - `GET /api/config`: the file being edited, its profile, the editor's form (gg), the
 //!   capability groups and read modes, and the problems of the file as it stands;
 //! - `POST /api/validate`: `{profile, form}` or `{profile, text}`, answered with the TOML text
-//!   the form makes and every problem the profile's own validation (`Config::parse` and kin,
+//!   the form makes and every problem the profile's own validation (`ProfileConfig::parse`,
 //!   the code `serve --config` runs) finds in it;
 //! - `POST /api/save`: the same, written atomically to the file when there is no problem, and
 //!   refused with the problems (HTTP 422) otherwise;
@@ -32,9 +32,9 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use fsgate_core::ProfileConfig;
 use fsgate_core::access::fs::{self as afs, Place, WriteOptions};
 use fsgate_core::config::ConfigError;
-use fsgate_core::{CoderConfig, Config, PicoclawConfig, QwenConfig, SgptConfig};
 use serde_json::{Value, json};
 
 use crate::cli::{ConsoleArgs, Profile};
@@ -125,28 +125,6 @@ fn default_profile(path: &Path) -> Profile {
     }
 }
 
-fn profile_name(profile: Profile) -> &'static str {
-    match profile {
-        Profile::Gg => "gg",
-        Profile::Coder => "coder",
-        Profile::Qwen => "qwen",
-        Profile::Picoclaw => "picoclaw",
-        Profile::Sgpt => "sgpt",
-    }
-}
-
-const PROFILES: [Profile; 5] = [
-    Profile::Gg,
-    Profile::Coder,
-    Profile::Qwen,
-    Profile::Picoclaw,
-    Profile::Sgpt,
-];
-
-fn profile_from_name(name: &str) -> Option<Profile> {
-    PROFILES.into_iter().find(|p| profile_name(*p) == name)
-}
-
 /// Refuses a `Host` that is not loopback, and a changing request from another origin.
 async fn guard(request: Request, next: Next) -> Response {
     let headers = request.headers();
@@ -228,14 +206,7 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
 /// Every problem `profile`'s own validation finds in `text`, as the server would refuse it.
 fn check(console: &Console, profile: Profile, text: &str) -> Result<(), ConfigError> {
     let name = console.config.display().to_string();
-    let env = |key: &str| std::env::var(key).ok();
-    match profile {
-        Profile::Gg => Config::parse(text, &name).map(drop),
-        Profile::Coder => CoderConfig::parse(text, &name, &env).map(drop),
-        Profile::Qwen => QwenConfig::parse(text, &name).map(drop),
-        Profile::Picoclaw => PicoclawConfig::parse(text, &name, &env).map(drop),
-        Profile::Sgpt => SgptConfig::parse(text, &name).map(drop),
-    }
+    ProfileConfig::parse(profile, text, &name).map(drop)
 }
 
 /// The checked answer for `text`: the text, its problems and the refusal's headline.
@@ -252,12 +223,14 @@ fn checked(console: &Console, profile: Profile, text: String) -> Value {
             (problems, summary)
         }
     };
-    let form = match profile {
-        Profile::Gg => gg::form_from_text(&text),
-        _ => None,
+    // The form is gg's; other profiles' files are edited as text.
+    let form = if profile == Profile::Gg {
+        gg::form_from_text(&text)
+    } else {
+        None
     };
     json!({
-        "profile": profile_name(profile),
+        "profile": profile.name(),
         "text": text,
         "ok": problems.is_empty(),
         "problems": problems,
@@ -272,16 +245,16 @@ async fn load(State(console): State<Arc<Console>>) -> Response {
         Err(message) => return problem(StatusCode::INTERNAL_SERVER_ERROR, &message),
     };
     let exists = existing.is_some();
-    let text = match (existing, console.profile) {
-        (Some(text), _) => text,
-        (None, Profile::Gg) => gg::render(&gg::default_form()),
-        (None, _) => String::new(),
+    let text = match existing {
+        Some(text) => text,
+        None if console.profile == Profile::Gg => gg::render(&gg::default_form()),
+        None => String::new(),
     };
     let mut answer = checked(&console, console.profile, text);
     answer["path"] = json!(console.config.display().to_string());
     answer["exists"] = json!(exists);
     answer["callLog"] = json!(console.call_log.as_ref().map(|p| p.display().to_string()));
-    answer["profiles"] = json!(PROFILES.map(profile_name));
+    answer["profiles"] = json!(Profile::ALL.map(Profile::name));
     answer["gg"] = gg::meta();
     json_response(StatusCode::OK, &answer)
 }
@@ -294,7 +267,7 @@ fn request_text(console: &Console, body: &str) -> Result<(Profile, String), Stri
     let profile = match request["profile"].as_str() {
         None => console.profile,
         Some(name) => {
-            profile_from_name(name).ok_or_else(|| format!("{name:?} is not a profile"))?
+            Profile::from_name(name).ok_or_else(|| format!("{name:?} is not a profile"))?
         }
     };
     let text = match (&request["form"], request["text"].as_str()) {

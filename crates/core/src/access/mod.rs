@@ -1,14 +1,14 @@
 //! Where an operation may happen: turning a model's path into a real one, the ignore rules of
 //! walks, the jail, and every byte of file I/O. No other module touches the disk (clippy's
-//! `disallowed-methods` enforces it), so confinement, secrets and atomic writes cannot be
-//! bypassed.
+//! `disallowed-methods` and `disallowed-types` enforce it), so confinement, secrets and atomic
+//! writes cannot be bypassed.
 //!
 //! Without a jail (gg's default) a relative path is resolved against the working directory, an
 //! absolute one is taken as itself, and `..` is left to the kernel. With a [`Jail`] every path
 //! is resolved beneath one of its roots and every open is confined there by the kernel.
 //! [`Access::resolve`] is the one function every tool resolves through.
 
-#![allow(clippy::disallowed_methods)]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod aside;
 pub mod fs;
@@ -27,6 +27,11 @@ use std::path::{Component, Path, PathBuf};
 
 pub use fs::{DirEntry, EntryKind, Meta, NewFolders, Place, Replaced, Splice, Stamp, WriteOptions};
 pub use jail::{Jail, JailConfig, JailError};
+
+/// A file this layer opened (confined, checked, secrets refused), handed to the engine to read
+/// from. Outside this layer a file is named only by this alias: clippy bans the name
+/// `std::fs::File` there, and every way of opening one.
+pub type OpenFile = std::fs::File;
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::names;

@@ -10,14 +10,130 @@
 
 use std::io;
 
-use crate::access::{Access, Meta, Resolved, Splice, WriteOptions};
-use crate::error::{ErrorKind, Result, ToolError};
-use crate::text::encoding::{self, BINARY_SNIFF_LEN, Decoded, TextFormat, Utf8Check};
+use super::write::WriteFailed;
+use crate::access::{Access, Meta, OpenFile, Resolved, Splice, WriteOptions};
+use crate::error::ToolError;
+use crate::text::encoding::{self, BINARY_SNIFF_LEN, Decoded, Enc, TextFormat, Utf8Check};
 use crate::text::lines;
 use crate::text::matcher::{self, Found, Level};
 
-/// The most occurrence line numbers a not-unique error lists.
-const MAX_LINES_LISTED: usize = 20;
+/// Why an edit was refused or failed; nothing was written. The surface words it in its
+/// profile's terms (the names of its arguments and of the tools to call next).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EditError {
+    /// The text to replace is empty.
+    EmptyOld {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The text to replace and its replacement are the same.
+    Unchanged {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// Nothing is at the path.
+    Missing {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The path names a folder.
+    Directory {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The text occurs more than once.
+    NotUnique {
+        /// The path as the model gave it.
+        path: String,
+        /// How many times it occurs (overlapping occurrences count).
+        count: usize,
+        /// The 1-based lines the occurrences start on, ascending, each once.
+        lines: Vec<usize>,
+    },
+    /// The text does not occur.
+    NoMatch {
+        /// The path as the model gave it.
+        path: String,
+        /// The lines of the text it was looked for in.
+        lines: usize,
+        /// What the file has instead, as far as can be told.
+        why: Absent,
+    },
+    /// The text was found at a place that splits a character of a decoded text (an internal
+    /// error).
+    SplitsCharacter {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The file is text in another encoding, which cannot hold some characters of the edited
+    /// text; `error` names them.
+    Unencodable {
+        /// The path as the model gave it.
+        path: String,
+        /// What [`encoding::rewrite`] refused.
+        error: ToolError,
+    },
+    /// The atomic write failed.
+    Failed(WriteFailed),
+    /// Any other failure, worded in the engine's neutral terms.
+    Other(ToolError),
+}
+
+impl From<ToolError> for EditError {
+    fn from(e: ToolError) -> Self {
+        EditError::Other(e)
+    }
+}
+
+impl From<WriteFailed> for EditError {
+    fn from(e: WriteFailed) -> Self {
+        EditError::Failed(e)
+    }
+}
+
+/// Why a quote was not found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Absent {
+    /// The quote differs from the file's text.
+    Differs {
+        /// The first five lines that hold the quote's first non-blank line (trimmed); empty
+        /// when none does.
+        near: Vec<usize>,
+        /// Whether the quote holds more than that one line, so the lines after it differ.
+        first_line_only: bool,
+        /// The file's encoding when the quote was matched against its decoded text.
+        decoded: Option<Enc>,
+    },
+    /// The quote holds U+FFFD, which stands for bytes a reader could not decode.
+    ReplacementChar(Fffd),
+}
+
+/// What the file has where a quote holds U+FFFD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fffd {
+    /// The file is text in `encoding`; with each U+FFFD standing for one character, the quote
+    /// matches at `line`, where the file has `chars` (each quoted as Rust's `{:?}` shows it).
+    DecodedAt {
+        /// The file's encoding.
+        encoding: Enc,
+        /// The 1-based line of the match.
+        line: usize,
+        /// The characters in place of the U+FFFDs, in order.
+        chars: Vec<String>,
+    },
+    /// The file is text in `encoding`, and the quote matches nowhere even so.
+    Decoded {
+        /// The file's encoding.
+        encoding: Enc,
+    },
+    /// The file is not valid UTF-8: U+FFFD is how a read shows the bytes that are not.
+    InvalidUtf8,
+    /// The file is valid UTF-8 and has no such bytes.
+    ValidUtf8,
+}
 
 /// What an edit did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,20 +152,21 @@ pub struct EditReport {
 }
 
 /// Replaces the one occurrence of `old` in `target` with `new`.
-pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<EditReport> {
+pub fn edit(
+    access: &Access,
+    target: &Resolved,
+    old: &str,
+    new: &str,
+) -> Result<EditReport, EditError> {
     if old.is_empty() {
-        return Err(ToolError::invalid(format!(
-            "old_string is empty, so it names no place in {}; quote the exact text to replace \
-             (to write a whole file, use write_file)",
-            target.shown
-        )));
+        return Err(EditError::EmptyOld {
+            path: target.shown.clone(),
+        });
     }
     if old == new {
-        return Err(ToolError::invalid(format!(
-            "old_string and new_string are identical, so the edit would change nothing in {}; \
-             pass the new text as new_string",
-            target.shown
-        )));
+        return Err(EditError::Unchanged {
+            path: target.shown.clone(),
+        });
     }
     let (file, read) = access
         .open_regular(target)
@@ -89,7 +206,7 @@ pub fn edit(access: &Access, target: &Resolved, old: &str, new: &str) -> Result<
             }
             .expecting_read(&bytes, &read),
         )
-        .map_err(|e| super::write::write_error(&e, target))?;
+        .map_err(|e| WriteFailed::new(e, target))?;
     Ok(EditReport {
         level: found.level,
         line: lines::line_at(&bytes, range.start),
@@ -108,7 +225,7 @@ fn edit_decoded(
     decoded: &Decoded,
     old: &str,
     new: &str,
-) -> Result<EditReport> {
+) -> Result<EditReport, EditError> {
     let text = decoded.text.as_str();
     let Some(found) = matcher::find(text.as_bytes(), old, new) else {
         return Err(no_match(text.as_bytes(), old, target, Some(decoded)));
@@ -119,18 +236,16 @@ fn edit_decoded(
     let range = found.ranges[0].clone();
     let replacement = String::from_utf8_lossy(&found.replacement);
     let (Some(before), Some(after)) = (text.get(..range.start), text.get(range.end..)) else {
-        return Err(ToolError::invalid(format!(
-            "internal error: old_string was found in {} at a place that splits a character; \
-             nothing was written. Quote whole lines as read_file shows them",
-            target.shown
-        )));
+        return Err(EditError::SplitsCharacter {
+            path: target.shown.clone(),
+        });
     };
     let new_text = [before, &replacement, after].concat();
-    let out = encoding::rewrite(original, decoded, &new_text).map_err(|e| {
-        ToolError::new(
-            e.kind,
-            format!("edit_file could not write {}: {}", target.shown, e.message),
-        )
+    let out = encoding::rewrite(original, decoded, &new_text).map_err(|error| {
+        EditError::Unencodable {
+            path: target.shown.clone(),
+            error,
+        }
     })?;
     access
         .write_atomic(
@@ -142,7 +257,7 @@ fn edit_decoded(
             }
             .expecting_read(original, read),
         )
-        .map_err(|e| super::write::write_error(&e, target))?;
+        .map_err(|e| WriteFailed::new(e, target))?;
     Ok(EditReport {
         level: found.level,
         line: lines::line_at(text.as_bytes(), range.start),
@@ -153,32 +268,15 @@ fn edit_decoded(
 }
 
 /// The refusal of text found at several places (`haystack` is the text it was found in).
-fn not_unique(haystack: &[u8], found: &Found, target: &Resolved) -> ToolError {
+fn not_unique(haystack: &[u8], found: &Found, target: &Resolved) -> EditError {
     // Occurrences on one line name that line once.
     let mut lines = lines::lines_at(haystack, found.ranges.iter().map(|r| r.start));
     lines.dedup();
-    let more = lines.len().saturating_sub(MAX_LINES_LISTED);
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    let listed: Vec<String> = lines
-        .iter()
-        .take(MAX_LINES_LISTED)
-        .map(ToString::to_string)
-        .collect();
-    let at = if lines.len() == 1 { "line" } else { "lines" };
-    ToolError::new(
-        ErrorKind::NotUnique,
-        format!(
-            "old_string occurs {} times in {}, at {at} {}{more}; add surrounding lines to \
-             old_string so it matches exactly one place, then call edit_file again",
-            found.ranges.len(),
-            target.shown,
-            listed.join(", "),
-        ),
-    )
+    EditError::NotUnique {
+        path: target.shown.clone(),
+        count: found.ranges.len(),
+        lines,
+    }
 }
 
 /// Files from this size on are edited without being loaded, when the text occurs exactly once.
@@ -191,11 +289,11 @@ const STREAM_FROM: u64 = 8 * 1024 * 1024;
 fn edit_large(
     access: &Access,
     target: &Resolved,
-    file: &std::fs::File,
+    file: &OpenFile,
     read: &Meta,
     old: &str,
     new: &str,
-) -> Result<Option<EditReport>> {
+) -> Result<Option<EditReport>, EditError> {
     let Some((at, line)) = find_once(file, old.as_bytes()).map_err(|e| read_error(&e, target))?
     else {
         return Ok(None);
@@ -213,7 +311,7 @@ fn edit_large(
     };
     access
         .write_atomic_splice(target, splice, options)
-        .map_err(|e| super::write::write_error(&e, target))?;
+        .map_err(|e| WriteFailed::new(e, target))?;
     Ok(Some(EditReport {
         level: Level::Exact,
         line,
@@ -226,7 +324,7 @@ fn edit_large(
 /// The offset and 1-based line of the only occurrence of `needle` in `file`, read in chunks;
 /// `None` when it is absent or occurs more than once (overlapping occurrences count), or when
 /// the file is not valid UTF-8 (its text may be in another encoding, matched once decoded).
-fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
+fn find_once(file: &OpenFile, needle: &[u8]) -> io::Result<Option<(u64, usize)>> {
     use std::os::unix::fs::FileExt as _;
     const CHUNK: usize = 1024 * 1024;
     let finder = memchr::memmem::Finder::new(needle);
@@ -275,85 +373,56 @@ fn find_once(file: &std::fs::File, needle: &[u8]) -> io::Result<Option<(u64, usi
     }
 }
 
-fn read_error(err: &io::Error, target: &Resolved) -> ToolError {
+fn read_error(err: &io::Error, target: &Resolved) -> EditError {
+    let path = target.shown.clone();
     match err.kind() {
-        io::ErrorKind::NotFound => ToolError::not_found(format!(
-            "{} does not exist, so there is nothing to edit; check the path with list_dir, or \
-             create the file with write_file",
-            target.shown
-        )),
-        io::ErrorKind::IsADirectory => ToolError::invalid(format!(
-            "{} is a directory, not a file; edit_file edits one file",
-            target.shown
-        )),
-        _ => ToolError::from_io(err, "read", &target.shown),
+        io::ErrorKind::NotFound => EditError::Missing { path },
+        io::ErrorKind::IsADirectory => EditError::Directory { path },
+        _ => ToolError::from_io(err, "read", &target.shown).into(),
     }
 }
 
-/// The absent-text error, with a hint when the quote's first line does occur somewhere.
+/// The absent-text error, with where the quote's first line does occur, if anywhere.
 /// `haystack` is the text the quote was looked for in: the file's bytes, or its decoded text
 /// when `decoded` is given. A quote holding U+FFFD gets the reason it cannot match instead of a
 /// guess about whitespace.
-fn no_match(haystack: &[u8], old: &str, target: &Resolved, decoded: Option<&Decoded>) -> ToolError {
-    let total = lines::count(haystack);
+fn no_match(haystack: &[u8], old: &str, target: &Resolved, decoded: Option<&Decoded>) -> EditError {
     let text = String::from_utf8_lossy(haystack);
-    let shown = &target.shown;
-    let reason = if old.contains('\u{FFFD}') {
-        replacement_char_reason(&text, haystack, old, decoded)
+    let why = if old.contains('\u{FFFD}') {
+        Absent::ReplacementChar(replacement_char_reason(&text, haystack, old, decoded))
     } else {
-        let mut hint = String::new();
         let anchor = old.lines().map(str::trim).find(|l| !l.is_empty());
-        if let Some(anchor) = anchor {
-            let near: Vec<String> = text
+        let near = match anchor {
+            Some(anchor) => text
                 .lines()
                 .enumerate()
                 .filter(|(_, line)| line.contains(anchor))
                 .take(5)
-                .map(|(i, _)| (i + 1).to_string())
-                .collect();
-            if !near.is_empty() && old.trim() != anchor {
-                hint = format!(
-                    " Its first line does occur (at line {}), so the lines after it differ.",
-                    near.join(", ")
-                );
-            } else if !near.is_empty() {
-                hint = format!(
-                    " The text occurs (at line {}) with different surrounding whitespace.",
-                    near.join(", ")
-                );
-            }
-        }
-        let decoded_note = match decoded {
-            Some(d) => format!(
-                " The file is {} text; the quote is matched against its decoded text, as \
-                 read_file and search show it.",
-                d.format.encoding
-            ),
-            None => String::new(),
+                .map(|(i, _)| i + 1)
+                .collect(),
+            None => Vec::new(),
         };
-        format!(
-            "the file may have changed since you read it, or the quote differs in whitespace or \
-             indentation.{hint}{decoded_note}"
-        )
+        Absent::Differs {
+            near,
+            first_line_only: anchor.is_some_and(|a| old.trim() != a),
+            decoded: decoded.map(|d| d.format.encoding),
+        }
     };
-    ToolError::new(
-        ErrorKind::NoMatch,
-        format!(
-            "old_string was not found in {shown} ({total} lines); {reason} Re-read the file with \
-             read_file and copy the text to replace exactly."
-        ),
-    )
+    EditError::NoMatch {
+        path: target.shown.clone(),
+        lines: lines::count(haystack),
+        why,
+    }
 }
 
-/// Why a quote holding U+FFFD was not found: what the file has in its place, when the quote
-/// matches with each U+FFFD standing for one character.
+/// What the file has where a quote holds U+FFFD, when the quote matches with each U+FFFD
+/// standing for one character.
 fn replacement_char_reason(
     text: &str,
     haystack: &[u8],
     old: &str,
     decoded: Option<&Decoded>,
-) -> String {
-    let fffd = "U+FFFD (\u{FFFD})";
+) -> Fffd {
     let pattern: String = old
         .split('\u{FFFD}')
         .map(regex::escape)
@@ -376,25 +445,15 @@ fn replacement_char_reason(
             (line, chars)
         });
     match (decoded, found) {
-        (Some(d), Some((line, chars))) => format!(
-            "it holds {fffd} where the file has {} (line {line}): the file is {} text, which \
-             read_file shows decoded, so quote the characters it shows rather than U+FFFD.",
-            chars.join(", "),
-            d.format.encoding
-        ),
-        (Some(d), None) => format!(
-            "it holds {fffd}, which stands for bytes a reader could not decode; the file is {} \
-             text, which read_file shows decoded: quote the characters it shows.",
-            d.format.encoding
-        ),
-        (None, _) if std::str::from_utf8(haystack).is_err() => format!(
-            "it holds {fffd}, which read_file shows in place of bytes that are not valid UTF-8; \
-             those bytes cannot be quoted. Quote only the text beside them (a shorter \
-             old_string): the edit keeps them."
-        ),
-        (None, _) => format!(
-            "it holds {fffd}, which stands for bytes a reader could not decode, but this file is \
-             valid UTF-8 and has none; it may have been read in another encoding before."
-        ),
+        (Some(d), Some((line, chars))) => Fffd::DecodedAt {
+            encoding: d.format.encoding,
+            line,
+            chars,
+        },
+        (Some(d), None) => Fffd::Decoded {
+            encoding: d.format.encoding,
+        },
+        (None, _) if std::str::from_utf8(haystack).is_err() => Fffd::InvalidUtf8,
+        (None, _) => Fffd::ValidUtf8,
     }
 }

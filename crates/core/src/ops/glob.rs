@@ -34,9 +34,9 @@ use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::access::ignore::{IgnoreFiles, Links};
 use crate::access::walkdir::{Skipped, Skips};
-use crate::access::{Access, Resolved};
+use crate::access::{Access, OpenFile, Resolved};
+use crate::context::CallContext;
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::surface::CallContext;
 use crate::text::lines;
 
 /// A file a glob matched.
@@ -296,7 +296,7 @@ pub fn grep(
         .build();
     let mut outcome = GrepOutcome::default();
     let mut buf = Vec::new();
-    let mut search_one = |path: &Path, mut file: std::fs::File, outcome: &mut GrepOutcome| {
+    let mut search_one = |path: &Path, mut file: OpenFile, outcome: &mut GrepOutcome| {
         let room = keep.saturating_sub(outcome.lines.len());
         let sink = search_text(
             &mut searcher,

@@ -14,15 +14,15 @@
 //! the exact total, and a window starts reading at the mark before it. An entry is dropped as
 //! soon as any part of its key differs, and the cache holds a bounded number of marks in all.
 
-use std::fs::File;
 use std::io;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::access::OpenFile;
 use crate::access::holes::{self, Holes};
-use crate::surface::CallContext;
+use crate::context::CallContext;
 
 /// Files smaller than this are counted by the read itself, in one pass, and not cached.
 pub const INDEX_MIN_LEN: u64 = 1 << 20;
@@ -79,7 +79,7 @@ pub struct FileKey {
 
 impl FileKey {
     /// The key of the open `file`.
-    pub fn of(file: &File) -> io::Result<FileKey> {
+    pub fn of(file: &OpenFile) -> io::Result<FileKey> {
         let m = file.metadata()?;
         Ok(FileKey {
             dev: m.dev(),
@@ -218,7 +218,7 @@ impl From<io::Error> for CountError {
 /// The line count of one open file during one read: what the cache knew of it, extended as the
 /// read needs and its budget allows, and remembered again for the next read.
 pub struct Count<'a> {
-    file: &'a File,
+    file: &'a OpenFile,
     key: FileKey,
     index: LineIndex,
     budget: CountBudget,
@@ -246,7 +246,7 @@ impl<'a> Count<'a> {
     /// spend `budget`: what the cache holds of this version of the file, or nothing yet.
     /// Progress goes to `ctx`, and `ctx`'s cancellation stops the counting.
     pub fn new(
-        file: &'a File,
+        file: &'a OpenFile,
         key: FileKey,
         budget: CountBudget,
         started: Instant,
@@ -496,7 +496,7 @@ struct Slots {
 /// with its share of the byte budget claimed in segment order, so the segment the count's
 /// prefix waits for always has budget.
 struct Work<'a> {
-    file: &'a File,
+    file: &'a OpenFile,
     holes: Holes,
     ctx: &'a CallContext,
     bounds: Bounds,
@@ -715,7 +715,7 @@ mod tests {
     use std::io::{Seek, SeekFrom, Write};
     use std::sync::Arc;
 
-    fn file_with(bytes: &[u8]) -> File {
+    fn file_with(bytes: &[u8]) -> OpenFile {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(bytes).unwrap();
         f.seek(SeekFrom::Start(0)).unwrap();
@@ -732,7 +732,7 @@ mod tests {
     }
 
     /// The index of `f` after one read's count within `budget` (the whole file by default).
-    fn counted(f: &File, budget: CountBudget, holes: Holes) -> (LineIndex, u64) {
+    fn counted(f: &OpenFile, budget: CountBudget, holes: Holes) -> (LineIndex, u64) {
         let ctx = CallContext::default();
         let key = FileKey::of(f).unwrap();
         let mut count = Count::new(f, key, budget, Instant::now(), &ctx).with_holes(holes);
@@ -929,7 +929,7 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         let (f2, s2) = (Arc::clone(&flag), Arc::clone(&seen));
         let ctx = CallContext::with_flag(Arc::clone(&flag)).with_progress(Arc::new(
-            move |p: crate::surface::Progress| {
+            move |p: crate::context::Progress| {
                 s2.store(p.done, Ordering::Relaxed);
                 f2.store(true, Ordering::Relaxed);
             },

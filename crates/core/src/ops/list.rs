@@ -4,7 +4,7 @@ use std::io;
 
 use crate::access::EntryKind;
 use crate::access::{Access, Resolved};
-use crate::error::{Result, ToolError};
+use crate::error::ToolError;
 use crate::text::names;
 
 /// One entry of a listing.
@@ -41,9 +41,33 @@ impl From<EntryKind> for Kind {
     }
 }
 
+/// Why a folder could not be listed or walked. The surface words it in its profile's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FolderError {
+    /// The path names a file (or a FIFO, socket or device), not a folder.
+    NotAFolder {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// Nothing is at the path.
+    Missing {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// Any other failure, worded in the engine's neutral terms.
+    Other(ToolError),
+}
+
+impl From<ToolError> for FolderError {
+    fn from(e: ToolError) -> Self {
+        FolderError::Other(e)
+    }
+}
+
 /// The entries of the directory `target`, sorted by name; non-accessible ones are left out.
-pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
-    require_dir(access, target, "list_dir")?;
+pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>, FolderError> {
+    require_dir(access, target)?;
     let raw = access
         .read_dir(target)
         .map_err(|e| ToolError::from_io(&e, "list", &target.shown))?;
@@ -63,19 +87,16 @@ pub fn list(access: &Access, target: &Resolved) -> Result<Vec<Entry>> {
     Ok(entries.into_iter().map(|(_, e)| e).collect())
 }
 
-/// Fails unless `target` is an existing directory: missing is not-found, anything else is an
-/// invalid argument naming the tool that reads files.
-pub(crate) fn require_dir(access: &Access, target: &Resolved, tool: &str) -> Result<()> {
+/// Fails unless `target` is an existing directory.
+pub(crate) fn require_dir(access: &Access, target: &Resolved) -> Result<(), FolderError> {
     match access.metadata(target) {
         Ok(meta) if meta.is_dir => Ok(()),
-        Ok(_) => Err(ToolError::invalid(format!(
-            "{} is a file, not a directory, so {tool} cannot walk it; read it with read_file",
-            target.shown
-        ))),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ToolError::not_found(format!(
-            "{} does not exist; list its parent directory with list_dir to see what is there",
-            target.shown
-        ))),
-        Err(e) => Err(ToolError::from_io(&e, "open", &target.shown)),
+        Ok(_) => Err(FolderError::NotAFolder {
+            path: target.shown.clone(),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(FolderError::Missing {
+            path: target.shown.clone(),
+        }),
+        Err(e) => Err(ToolError::from_io(&e, "open", &target.shown).into()),
     }
 }

@@ -19,16 +19,15 @@
 //! the window it shows, and decoded whole only when that window is not UTF-8.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read};
 use std::time::Instant;
 
 use super::image::{self, ImageFormat};
 pub use super::line_index::CountBudget;
 use super::line_index::{Count, CountError, FileKey, INDEX_MIN_LEN};
-use crate::access::{Access, Resolved};
-use crate::error::{ErrorKind, Result, ToolError};
-use crate::surface::CallContext;
+use crate::access::{Access, OpenFile, Resolved};
+use crate::context::CallContext;
+use crate::error::{ErrorKind, ToolError};
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
 
 /// The size of the one buffer a read streams through.
@@ -205,6 +204,60 @@ pub enum Attachment {
     Damaged(String),
 }
 
+/// Why a read was refused or failed. The surface words it in its profile's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The first line asked for is 0 (lines are 1-based).
+    OffsetZero {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// No lines were asked for.
+    LimitZero {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The first line asked for is past the end of the file.
+    PastEnd {
+        /// The path as the model gave it.
+        path: String,
+        /// The first line asked for.
+        offset: u64,
+        /// The file's lines.
+        total: u64,
+    },
+    /// Nothing is at the path.
+    Missing {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// The path names a folder.
+    Directory {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// UTF-16 or UTF-32 text too large to decode ([`DECODE_MAX`]).
+    TooLargeToDecode {
+        /// The path as the model gave it.
+        path: String,
+        /// The encoding its byte order mark names (`UTF-16/32` without one).
+        encoding: &'static str,
+        /// Its size in bytes.
+        size: u64,
+        /// The largest such text decoded, in bytes.
+        max: u64,
+    },
+    /// Any other failure, worded in the engine's neutral terms.
+    Other(ToolError),
+}
+
+impl From<ToolError> for ReadError {
+    fn from(e: ToolError) -> Self {
+        ReadError::Other(e)
+    }
+}
+
 /// Reads `target` under `options`. A large file's length comes from the process-wide line
 /// index ([`super::line_index`]), counted within `options.count_budget`; counting reports
 /// progress to `ctx` and stops when `ctx` is cancelled.
@@ -213,19 +266,16 @@ pub fn read(
     target: &Resolved,
     options: &ReadOptions,
     ctx: &CallContext,
-) -> Result<ReadOutcome> {
+) -> Result<ReadOutcome, ReadError> {
     if options.offset == 0 {
-        return Err(ToolError::invalid(format!(
-            "offset 0 is not a line: offset is 1-based; pass offset: 1 to start at the first line \
-             of {}",
-            target.shown
-        )));
+        return Err(ReadError::OffsetZero {
+            path: target.shown.clone(),
+        });
     }
     if options.limit == Some(0) {
-        return Err(ToolError::invalid(format!(
-            "limit 0 asks for no lines of {}; pass a limit of 1 or more, or leave it out",
-            target.shown
-        )));
+        return Err(ReadError::LimitZero {
+            path: target.shown.clone(),
+        });
     }
     let started = Instant::now();
     let (mut file, meta) = access
@@ -243,7 +293,7 @@ pub fn read(
         drop(buf);
         return read_image(file, meta.len, format, options)
             .map(ReadOutcome::Image)
-            .map_err(|e| io_err(&e));
+            .map_err(|e| io_err(&e).into());
     }
     if encoding::looks_binary(head) {
         return Ok(ReadOutcome::Binary { size: meta.len });
@@ -327,19 +377,11 @@ pub fn read(
         return Ok(ReadOutcome::Text(window));
     }
     if options.offset > total {
-        let length = match total {
-            0 => "is empty (0 lines)".to_string(),
-            1 => "has 1 line".to_string(),
-            n => format!("has {n} lines"),
-        };
-        let next = match total {
-            0 => "there is nothing to read".to_string(),
-            n => format!("pass an offset from 1 to {n}"),
-        };
-        return Err(ToolError::invalid(format!(
-            "offset {} is past the end of {}, which {length}; {next}",
-            options.offset, target.shown
-        )));
+        return Err(ReadError::PastEnd {
+            path: target.shown.clone(),
+            offset: options.offset,
+            total,
+        });
     }
     Ok(ReadOutcome::Text(window))
 }
@@ -385,18 +427,13 @@ fn mark_invalid_lines(mut window: TextWindow) -> TextWindow {
     window
 }
 
-fn too_large_to_decode(target: &Resolved, size: u64, head: &[u8]) -> ToolError {
-    let encoding = encoding::wide_bom(head).map_or("UTF-16/32", |e| e.name());
-    ToolError::new(
-        ErrorKind::TooLarge,
-        format!(
-            "{} is {encoding} text of {size} bytes; read_file decodes such text up to {} MiB, \
-             so it is not shown. search finds lines in it, or convert it to UTF-8 with another \
-             tool",
-            target.shown,
-            DECODE_MAX >> 20
-        ),
-    )
+fn too_large_to_decode(target: &Resolved, size: u64, head: &[u8]) -> ReadError {
+    ReadError::TooLargeToDecode {
+        path: target.shown.clone(),
+        encoding: encoding::wide_bom(head).map_or("UTF-16/32", |e| e.name()),
+        size,
+        max: DECODE_MAX,
+    }
 }
 
 fn cancelled(target: &Resolved, done: u64, size: u64) -> ToolError {
@@ -410,21 +447,16 @@ fn cancelled(target: &Resolved, done: u64, size: u64) -> ToolError {
     )
 }
 
-fn open_error(err: &io::Error, target: &Resolved) -> ToolError {
+fn open_error(err: &io::Error, target: &Resolved) -> ReadError {
+    let path = target.shown.clone();
     match err.kind() {
-        io::ErrorKind::NotFound => ToolError::not_found(format!(
-            "{} does not exist; check the path with list_dir, or create it with write_file",
-            target.shown
-        )),
-        io::ErrorKind::IsADirectory => ToolError::invalid(format!(
-            "{} is a directory, not a file; list it with list_dir or tree",
-            target.shown
-        )),
+        io::ErrorKind::NotFound => ReadError::Missing { path },
+        io::ErrorKind::IsADirectory => ReadError::Directory { path },
         io::ErrorKind::InvalidInput => ToolError::invalid(format!(
-            "{} is not a regular file (a FIFO, socket or device), so it is not read",
-            target.shown
-        )),
-        _ => ToolError::from_io(err, "read", &target.shown),
+            "{path} is not a regular file (a FIFO, socket or device), so it is not read"
+        ))
+        .into(),
+        _ => ToolError::from_io(err, "read", &target.shown).into(),
     }
 }
 
@@ -443,7 +475,7 @@ fn fill<R: Read>(file: &mut R, buf: &mut [u8], min: usize) -> io::Result<usize> 
 }
 
 fn read_image(
-    mut file: File,
+    mut file: OpenFile,
     size: u64,
     format: ImageFormat,
     options: &ReadOptions,

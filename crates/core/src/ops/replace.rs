@@ -6,12 +6,8 @@
 //! exactly once, unless `replace_all` asks for every (non-overlapping) occurrence. Any failing
 //! patch fails the whole call: the caller writes nothing. Pure: bytes in, bytes out.
 
-use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::lines;
 use crate::text::matcher::{self, Level};
-
-/// The most occurrence lines an error lists.
-const MAX_LINES_LISTED: usize = 20;
 
 /// One patch.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,58 +33,78 @@ pub struct Replaced {
     pub levels: Vec<Level>,
 }
 
-/// Applies `patches` in order to `original`; `shown` names the file in errors. Errors name the
-/// patch (`patches[i]`) and why it failed, and say nothing was written.
-pub fn apply(original: &[u8], patches: &[Patch], shown: &str) -> Result<Replaced> {
+/// Which patch of a call failed: the 0-based `index` of `total`. A patch after the first ran
+/// on the text as the patches before it left it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatchAt {
+    /// The patch's 0-based index.
+    pub index: usize,
+    /// How many patches the call has.
+    pub total: usize,
+}
+
+/// Why the patches were refused; nothing may be written. The surface words it in its
+/// profile's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplaceError {
+    /// There are no patches.
+    NoPatches,
+    /// A patch's search text is empty.
+    EmptySearch(PatchAt),
+    /// A patch's search and replace texts are the same.
+    Unchanged(PatchAt),
+    /// A patch's search text occurs more than once and the patch does not replace all.
+    NotUnique {
+        /// The patch.
+        at: PatchAt,
+        /// How many times it occurs (overlapping occurrences count).
+        count: usize,
+        /// The 1-based lines the occurrences start on, ascending, each once.
+        lines: Vec<usize>,
+    },
+    /// A patch's search text does not occur.
+    Absent {
+        /// The patch.
+        at: PatchAt,
+        /// The lines of the text it was looked for in.
+        lines: usize,
+        /// The first five lines that hold the search text's first non-blank line (trimmed).
+        near: Vec<usize>,
+        /// Whether the search text holds more than that one line, so a later line differs.
+        first_line_only: bool,
+    },
+}
+
+/// Applies `patches` in order to `original`. An error names the patch and why it failed.
+pub fn apply(original: &[u8], patches: &[Patch]) -> Result<Replaced, ReplaceError> {
     if patches.is_empty() {
-        return Err(ToolError::invalid(format!(
-            "patches is empty, so nothing would change in {shown}; pass at least one {{search, \
-             replace}} patch"
-        )));
+        return Err(ReplaceError::NoPatches);
     }
     let total = patches.len();
     let mut current = original.to_vec();
     let mut replacements = 0;
     let mut levels = Vec::with_capacity(total);
     for (index, patch) in patches.iter().enumerate() {
-        let name = patch_name(index, total);
-        let after = if index > 0 {
-            format!(
-                " (as it is after patches[0..{index}] applied; the patches apply in order, each \
-                 to the result of the previous)"
-            )
-        } else {
-            String::new()
-        };
+        let at = PatchAt { index, total };
         if patch.search.is_empty() {
-            return Err(ToolError::invalid(format!(
-                "{name}: search is empty, so it names no place in {shown}; quote the exact text \
-                 to replace. Nothing was written."
-            )));
+            return Err(ReplaceError::EmptySearch(at));
         }
         if patch.search == patch.replace {
-            return Err(ToolError::invalid(format!(
-                "{name}: search and replace are identical, so it would change nothing in \
-                 {shown}; pass the new text as replace, or drop the patch. Nothing was written."
-            )));
+            return Err(ReplaceError::Unchanged(at));
         }
         let Some(found) = matcher::find(&current, &patch.search, &patch.replace) else {
-            return Err(absent(&current, patch, &name, shown, &after));
+            return Err(absent(&current, patch, at));
         };
         // Text overlapping itself (`aa` in `aaa`) is as ambiguous as text occurring twice.
         if found.ranges.len() > 1 && !patch.replace_all {
-            let mut at = lines::lines_at(&current, found.ranges.iter().map(|r| r.start));
-            at.dedup();
-            return Err(ToolError::new(
-                ErrorKind::NotUnique,
-                format!(
-                    "{name}: search occurs {} times in {shown}{after}, at {}; it must occur \
-                     once. Add surrounding text to search until it matches one place, or set \
-                     replace_all: true to replace every occurrence. Nothing was written.",
-                    found.ranges.len(),
-                    listed_lines(&at)
-                ),
-            ));
+            let mut lines = lines::lines_at(&current, found.ranges.iter().map(|r| r.start));
+            lines.dedup();
+            return Err(ReplaceError::NotUnique {
+                at,
+                count: found.ranges.len(),
+                lines,
+            });
         }
         let ranges = non_overlapping(&found.ranges);
         let mut next = Vec::with_capacity(current.len() + found.replacement.len());
@@ -111,11 +127,6 @@ pub fn apply(original: &[u8], patches: &[Patch], shown: &str) -> Result<Replaced
     })
 }
 
-/// `patches[1] (patch 2 of 3)`.
-fn patch_name(index: usize, total: usize) -> String {
-    format!("patches[{index}] (patch {} of {total})", index + 1)
-}
-
 /// The occurrences left to right, skipping any that overlaps the one before.
 fn non_overlapping(ranges: &[std::ops::Range<usize>]) -> Vec<std::ops::Range<usize>> {
     let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
@@ -127,59 +138,25 @@ fn non_overlapping(ranges: &[std::ops::Range<usize>]) -> Vec<std::ops::Range<usi
     out
 }
 
-fn listed_lines(at: &[usize]) -> String {
-    let shown: Vec<String> = at
-        .iter()
-        .take(MAX_LINES_LISTED)
-        .map(ToString::to_string)
-        .collect();
-    let more = at.len().saturating_sub(MAX_LINES_LISTED);
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    let word = if at.len() == 1 { "line" } else { "lines" };
-    format!("{word} {}{more}", shown.join(", "))
-}
-
-/// The absent-text error, with where the quote's first line does occur, if anywhere.
-fn absent(bytes: &[u8], patch: &Patch, name: &str, shown: &str, after: &str) -> ToolError {
+/// The absent-text refusal, with where the quote's first line does occur, if anywhere.
+fn absent(bytes: &[u8], patch: &Patch, at: PatchAt) -> ReplaceError {
     let anchor = patch.search.lines().map(str::trim).find(|l| !l.is_empty());
-    let mut hint = String::new();
-    if let Some(anchor) = anchor {
-        let text = String::from_utf8_lossy(bytes);
-        let near: Vec<usize> = text
+    let near = match anchor {
+        Some(anchor) => String::from_utf8_lossy(bytes)
             .lines()
             .enumerate()
             .filter(|(_, line)| line.contains(anchor))
             .map(|(i, _)| i + 1)
             .take(5)
-            .collect();
-        if !near.is_empty() {
-            let first_only = patch.search.trim() != anchor;
-            hint = if first_only {
-                format!(
-                    " Its first line does occur (at {}), so a later line of search differs.",
-                    listed_lines(&near)
-                )
-            } else {
-                format!(
-                    " The text occurs (at {}) with different surrounding whitespace.",
-                    listed_lines(&near)
-                )
-            };
-        }
+            .collect(),
+        None => Vec::new(),
+    };
+    ReplaceError::Absent {
+        at,
+        lines: lines::count(bytes),
+        near,
+        first_line_only: anchor.is_some_and(|a| patch.search.trim() != a),
     }
-    ToolError::new(
-        ErrorKind::NoMatch,
-        format!(
-            "{name}: search was not found in {shown}{after} ({} lines).{hint} The file may have \
-             changed since you read it, or the quote differs in whitespace or indentation; \
-             re-read the file with read_files and copy the text exactly. Nothing was written.",
-            lines::count(bytes)
-        ),
-    )
 }
 
 #[cfg(test)]
@@ -196,43 +173,63 @@ mod tests {
 
     #[test]
     fn patches_apply_in_order_to_the_previous_result() {
-        let out = apply(b"a b c\n", &[p("a", "x", false), p("x b", "y", false)], "f").unwrap();
+        let out = apply(b"a b c\n", &[p("a", "x", false), p("x b", "y", false)]).unwrap();
         assert_eq!(out.bytes, b"y c\n");
         assert_eq!(out.patches_applied, 2);
     }
 
     #[test]
     fn replace_all_replaces_non_overlapping_occurrences() {
-        let out = apply(b"aaa\n", &[p("aa", "b", true)], "f").unwrap();
+        let out = apply(b"aaa\n", &[p("aa", "b", true)]).unwrap();
         assert_eq!(out.bytes, b"ba\n");
         assert_eq!(out.replacements, 1);
-        let out = apply(b"x x x\n", &[p("x", "y", true)], "f").unwrap();
+        let out = apply(b"x x x\n", &[p("x", "y", true)]).unwrap();
         assert_eq!(out.bytes, b"y y y\n");
         assert_eq!(out.replacements, 3);
     }
 
     #[test]
     fn errors_name_the_patch_and_the_lines() {
-        let err = apply(b"x\ny\nx\n", &[p("y", "z", false), p("x", "w", false)], "f").unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NotUnique);
-        assert!(
-            err.message
-                .starts_with("patches[1] (patch 2 of 2): search occurs 2 times"),
-            "{}",
-            err.message
+        let err = apply(b"x\ny\nx\n", &[p("y", "z", false), p("x", "w", false)]).unwrap_err();
+        assert_eq!(
+            err,
+            ReplaceError::NotUnique {
+                at: PatchAt { index: 1, total: 2 },
+                count: 2,
+                lines: vec![1, 3],
+            }
         );
-        assert!(err.message.contains("at lines 1, 3"), "{}", err.message);
-        let err = apply(b"x\n", &[p("q", "z", false)], "f").unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NoMatch);
+        let err = apply(b"x\n", &[p("q", "z", false)]).unwrap_err();
         assert!(
-            err.message
-                .starts_with("patches[0] (patch 1 of 1): search was not found")
+            matches!(
+                err,
+                ReplaceError::Absent {
+                    at: PatchAt { index: 0, total: 1 },
+                    lines: 1,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn an_absent_quote_names_where_its_first_line_occurs() {
+        let err = apply(b"a\nfoo\nb\n", &[p("  foo\nbar", "z", false)]).unwrap_err();
+        assert_eq!(
+            err,
+            ReplaceError::Absent {
+                at: PatchAt { index: 0, total: 1 },
+                lines: 3,
+                near: vec![2],
+                first_line_only: true,
+            }
         );
     }
 
     #[test]
     fn a_crlf_file_keeps_crlf_under_an_lf_quote() {
-        let out = apply(b"a\r\nb\r\n", &[p("a\nb", "x\ny", false)], "f").unwrap();
+        let out = apply(b"a\r\nb\r\n", &[p("a\nb", "x\ny", false)]).unwrap();
         assert_eq!(out.bytes, b"x\r\ny\r\n");
         assert_eq!(out.levels, vec![Level::LineEndings]);
     }

@@ -29,10 +29,10 @@ use super::ordered;
 use crate::access::ignore::{IgnoreFiles, Links};
 use crate::access::listings::WalkedFile;
 use crate::access::walkdir::{OpenDir, Skipped, Skips};
-use crate::access::{Access, Resolved, fs};
+use crate::access::{Access, OpenFile, Resolved, fs};
+use crate::context::CallContext;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::DECODE_MAX;
-use crate::surface::CallContext;
 use crate::text::encoding::{self, Utf8Check};
 use crate::text::lines;
 
@@ -284,7 +284,7 @@ impl Worker<'_> {
     /// one kept from the previous file when it lies in the same folder (as most files of a
     /// batch do). Gives its length when it is known without asking (see
     /// [`Access::open_walked_at`]).
-    fn open(&mut self, item: &Item) -> io::Result<(std::fs::File, Option<u64>)> {
+    fn open(&mut self, item: &Item) -> io::Result<(OpenFile, Option<u64>)> {
         let nameless = || io::Error::from(io::ErrorKind::InvalidInput);
         let (folder, name, dir) = match item {
             Item::Listed(file) => (file.folder_path(), file.name(), file.dir()),
@@ -351,7 +351,7 @@ pub(crate) trait TextSink: Sink<Error = io::Error> {
 pub(crate) fn search_text<S: TextSink>(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    (file, len): (&mut std::fs::File, Option<u64>),
+    (file, len): (&mut OpenFile, Option<u64>),
     buf: &mut Vec<u8>,
     fallback: Option<&'static Encoding>,
     mut new_sink: impl FnMut() -> S,
@@ -410,7 +410,7 @@ pub(crate) fn search_text<S: TextSink>(
 
 /// A reader that checks that what passes through it is UTF-8, and keeps its first bytes.
 struct Checked<'a> {
-    inner: &'a mut std::fs::File,
+    inner: &'a mut OpenFile,
     utf8: Utf8Check,
     head: Vec<u8>,
 }
@@ -430,7 +430,7 @@ impl Read for Checked<'_> {
 /// The decoded text of a streamed `file` when it is text in another encoding and no larger
 /// than [`DECODE_MAX`]; `None` otherwise. `buf` is scratch space.
 fn decode_whole(
-    file: &mut std::fs::File,
+    file: &mut OpenFile,
     buf: &mut Vec<u8>,
     fallback: Option<&'static Encoding>,
 ) -> Option<encoding::Decoded> {
@@ -455,7 +455,7 @@ const FIRST_READ: usize = 64 << 10;
 /// the file's length. A regular file reads short only at its end, so a file that fits the
 /// buffer costs one `read`; only one that fills it is asked its length.
 fn read_small(
-    file: &mut std::fs::File,
+    file: &mut OpenFile,
     buf: &mut Vec<u8>,
     len: Option<u64>,
 ) -> io::Result<Option<usize>> {
@@ -529,7 +529,7 @@ impl TextSink for Collect {
 /// Reads `file` again from its start: whether it holds a NUL byte (an unreadable file counts
 /// as holding one), and the UTF-8 check of what was read. Stops at the first NUL. `buf` is
 /// scratch space.
-fn read_through(file: &mut std::fs::File, buf: &mut Vec<u8>) -> (bool, Utf8Check) {
+fn read_through(file: &mut OpenFile, buf: &mut Vec<u8>) -> (bool, Utf8Check) {
     let mut utf8 = Utf8Check::default();
     if file.seek(io::SeekFrom::Start(0)).is_err() {
         return (true, utf8);
@@ -558,7 +558,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::surface::Progress;
+    use crate::context::Progress;
 
     /// A workspace of `files` files, each holding `needle` on its second line.
     fn tree_of(files: usize) -> (tempfile::TempDir, Access) {

@@ -1,5 +1,9 @@
 //! Running a shell command with a timeout, a process-group kill, and an output cap.
 //!
+//! This is the one place fsgate starts a process: a surface describes what to run as a
+//! [`Program`] and hands it to [`run`] (clippy bans `std::process::Command` everywhere else,
+//! and a test checks that no other module names it).
+//!
 //! The process runs in a process group of its own, so a timeout or a cancellation kills
 //! everything it started (a `sleep` grandchild included), not just the shell. Output is read
 //! from non-blocking pipes by the calling thread, which also watches the deadline and the
@@ -9,12 +13,18 @@
 //! temporary file once it outgrows the head, so a flood costs bounded memory and the caller can
 //! still save every byte.
 
+use std::ffi::OsString;
 use std::io::{self, Read, Seek, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+#[allow(clippy::disallowed_types)] // the one module that starts processes
+use std::process::Command;
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+
+use crate::access::OpenFile;
 use rustix::process::{Pid, Signal, kill_process_group};
 
 /// How long output is still read after the process exited, for grandchildren that still hold
@@ -26,11 +36,80 @@ const MAX_TURNS: usize = 16;
 /// The longest pause between two looks at the pipes, the clock and the cancellation flag.
 const MAX_NAP: Duration = Duration::from_millis(20);
 
+/// A program to start: what, with which arguments, where, and with which extra environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The program, a path or a name looked up in `PATH`.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Its working directory. By default (`None`) the server's own.
+    pub cwd: Option<PathBuf>,
+    /// Variables added to the environment it inherits.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Program {
+    /// `program` with no arguments, in the server's working directory.
+    pub fn new(program: impl Into<OsString>) -> Self {
+        Program {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+        }
+    }
+
+    /// `script` run by `sh -c`.
+    pub fn shell(script: impl Into<OsString>) -> Self {
+        Program::new("sh").arg("-c").arg(script)
+    }
+
+    /// The same program with `arg` after its arguments.
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// The same program with `args` after its arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// The same program, run in `dir`.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// The same program with `key=value` in its environment.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    #[allow(clippy::disallowed_types, clippy::disallowed_methods)] // the one place
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args);
+        if let Some(dir) = &self.cwd {
+            command.current_dir(dir);
+        }
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+}
+
 /// What to run.
 pub struct Job {
-    /// The command: program, arguments, working directory, environment. Its standard streams
-    /// and process group are set by [`run`].
-    pub command: Command,
+    /// The program: what, arguments, working directory, environment. Its standard streams and
+    /// process group are set by [`run`].
+    pub command: Program,
     /// Bytes for standard input (closed after them); `None` gives the process no input.
     pub stdin: Option<Vec<u8>>,
     /// Send standard error into the same pipe as standard output, interleaved as written.
@@ -80,7 +159,7 @@ pub struct Captured {
     tail: Vec<u8>,
     total: u64,
     chars: u64,
-    spool: Option<std::fs::File>,
+    spool: Option<OpenFile>,
     spooled: u64,
     spool_error: Option<String>,
 }
@@ -223,13 +302,14 @@ impl Captured {
 /// `cancelled` says so. An error means the process could not be started.
 pub fn run(job: Job, cancelled: &dyn Fn() -> bool) -> io::Result<Outcome> {
     let Job {
-        mut command,
+        command,
         stdin,
         combine,
         timeout,
         keep,
         spool_limit,
     } = job;
+    let mut command = command.command();
     command.process_group(0);
     command.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -358,11 +438,9 @@ mod tests {
     use super::*;
 
     fn sh(script: &str, timeout: Duration) -> Outcome {
-        let mut command = Command::new("sh");
-        command.arg("-c").arg(script);
         run(
             Job {
-                command,
+                command: Program::shell(script),
                 stdin: None,
                 combine: true,
                 timeout,
@@ -399,11 +477,9 @@ mod tests {
 
     #[test]
     fn the_spool_limit_is_reported() {
-        let mut command = Command::new("sh");
-        command.arg("-c").arg("seq 1 10000");
         let out = run(
             Job {
-                command,
+                command: Program::shell("seq 1 10000"),
                 stdin: None,
                 combine: true,
                 timeout: Duration::from_secs(10),
@@ -427,11 +503,9 @@ mod tests {
 
     #[test]
     fn stdin_and_separate_streams() {
-        let mut command = Command::new("sh");
-        command.arg("-c").arg("cat; echo log >&2");
         let out = run(
             Job {
-                command,
+                command: Program::shell("cat; echo log >&2"),
                 stdin: Some(b"hello".to_vec()),
                 combine: false,
                 timeout: Duration::from_secs(10),

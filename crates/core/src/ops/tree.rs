@@ -7,12 +7,11 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::list::Kind;
+use super::list::{FolderError, Kind};
 use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
 use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
-use crate::error::Result;
-use crate::surface::CallContext;
+use crate::context::CallContext;
 
 /// One node of the tree, in depth-first path order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +43,8 @@ pub fn tree<'a>(
     target: &Resolved,
     depth: usize,
     ctx: &'a CallContext,
-) -> Result<TreeOutcome<'a>> {
-    super::list::require_dir(access, target, "tree")?;
+) -> Result<TreeOutcome<'a>, FolderError> {
+    super::list::require_dir(access, target)?;
     if access.is_ignored(&target.path, true) {
         return Ok(TreeOutcome::IgnoredRoot);
     }

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 
 use crate::access::{Access, Meta, Resolved, WriteOptions};
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::ToolError;
 use crate::ops::read::DECODE_MAX;
 use crate::session::{Base, Current, FileRef, Session, Stale};
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
@@ -32,41 +32,76 @@ pub struct WriteReport {
     pub kept: Option<TextFormat>,
 }
 
+/// Why a write was refused or failed; nothing was written. The surface words it in its
+/// profile's terms.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// Under a session: the file changed (or went) since the session saw it.
+    Stale(Stale),
+    /// The file is text in another encoding, which cannot hold some of the content's
+    /// characters; `error` names them.
+    Unencodable {
+        /// The path as the model gave it.
+        path: String,
+        /// What [`encoding::rewrite`] refused.
+        error: ToolError,
+    },
+    /// The atomic write itself failed.
+    Failed(WriteFailed),
+    /// Any other failure, worded in the engine's neutral terms.
+    Other(ToolError),
+}
+
+impl From<ToolError> for WriteError {
+    fn from(e: ToolError) -> Self {
+        WriteError::Other(e)
+    }
+}
+
+impl From<WriteFailed> for WriteError {
+    fn from(e: WriteFailed) -> Self {
+        WriteError::Failed(e)
+    }
+}
+
+/// An atomic write of a file that failed: the operating system's error and the path, for the
+/// surface to word ([`crate::surface`] has the words the profiles share).
+#[derive(Debug)]
+pub struct WriteFailed {
+    /// The path as the model gave it.
+    pub path: String,
+    /// What the operating system said.
+    pub error: io::Error,
+}
+
+impl WriteFailed {
+    /// The failed write of `target`.
+    pub fn new(error: io::Error, target: &Resolved) -> Self {
+        WriteFailed {
+            path: target.shown.clone(),
+            error,
+        }
+    }
+}
+
 /// Writes `content` as the whole of `target`, creating missing parent directories. With a
 /// `session`, a file it read or wrote is replaced only while it holds what the session last
-/// saw (a `conflict` error otherwise), and the session then remembers the new content.
+/// saw ([`WriteError::Stale`] otherwise), and the session then remembers the new content.
 pub fn write(
     access: &Access,
     target: &Resolved,
     content: &str,
     session: Option<&Session>,
-) -> Result<WriteReport> {
+) -> Result<WriteReport, WriteError> {
     let Some(session) = session else {
         return write_checked(access, target, content, None).map(|(report, _)| report);
     };
     let file = FileRef::new(access, target);
-    let current = session.check(&file).map_err(|stale| stale_error(&stale))?;
+    let current = session.check(&file).map_err(WriteError::Stale)?;
     let (report, written) = write_checked(access, target, content, current.as_ref())?;
     session.wrote(&file, Base::Checked, Some(&written));
     Ok(report)
-}
-
-/// The refusal of a write_file over a file that changed since the session saw it.
-fn stale_error(stale: &Stale) -> ToolError {
-    let text = if stale.is_deleted() {
-        stale.explain(
-            "write_file did not create it again",
-            "If it should exist again, call write_file once more: the next write_file creates \
-             it.",
-        )
-    } else {
-        stale.explain(
-            "write_file did not replace it",
-            "Read it again with read_file, then make your change with edit_file, or write_file \
-             the whole file from what it holds now.",
-        )
-    };
-    ToolError::new(ErrorKind::Conflict, text)
 }
 
 /// [`write`] once the session's check is done: `current` is the file as checked, and the write
@@ -76,7 +111,7 @@ fn write_checked<'c>(
     target: &Resolved,
     content: &'c str,
     current: Option<&Current>,
-) -> Result<(WriteReport, Cow<'c, [u8]>)> {
+) -> Result<(WriteReport, Cow<'c, [u8]>), WriteError> {
     if let Some((report, bytes)) = overwrite_foreign(access, target, content, current)? {
         return Ok((report, Cow::Owned(bytes)));
     }
@@ -86,7 +121,7 @@ fn write_checked<'c>(
     };
     let replaced = access
         .write_atomic(target, content.as_bytes(), options)
-        .map_err(|e| write_error(&e, target))?;
+        .map_err(|e| WriteFailed::new(e, target))?;
     let report = WriteReport {
         created: replaced.previous_len.is_none(),
         bytes: content.len(),
@@ -106,7 +141,7 @@ fn overwrite_foreign(
     target: &Resolved,
     content: &str,
     current: Option<&Current>,
-) -> Result<Option<(WriteReport, Vec<u8>)>> {
+) -> Result<Option<(WriteReport, Vec<u8>)>, WriteError> {
     let (original, read): (Cow<'_, [u8]>, Option<Meta>) = match current.and_then(Current::bytes) {
         Some(bytes) => {
             if bytes.len() as u64 > DECODE_MAX || encoding::looks_binary(head(bytes)) {
@@ -138,11 +173,11 @@ fn overwrite_foreign(
     let Some(decoded) = encoding::decode_foreign(original, None) else {
         return Ok(None);
     };
-    let bytes = encoding::rewrite(original, &decoded, content).map_err(|e| {
-        ToolError::new(
-            e.kind,
-            format!("write_file could not write {}: {}", target.shown, e.message),
-        )
+    let bytes = encoding::rewrite(original, &decoded, content).map_err(|error| {
+        WriteError::Unencodable {
+            path: target.shown.clone(),
+            error,
+        }
     })?;
     let options = match (current, &read) {
         (Some(current), _) => current.guard(WriteOptions::default()),
@@ -151,7 +186,7 @@ fn overwrite_foreign(
     };
     access
         .write_atomic(target, &bytes, options)
-        .map_err(|e| write_error(&e, target))?;
+        .map_err(|e| WriteFailed::new(e, target))?;
     let report = WriteReport {
         created: false,
         bytes: bytes.len(),
@@ -164,23 +199,4 @@ fn overwrite_foreign(
 
 fn head(bytes: &[u8]) -> &[u8] {
     &bytes[..bytes.len().min(BINARY_SNIFF_LEN)]
-}
-
-/// Maps an error of an atomic write of `target`.
-pub(crate) fn write_error(err: &io::Error, target: &Resolved) -> ToolError {
-    match err.kind() {
-        io::ErrorKind::IsADirectory => ToolError::invalid(format!(
-            "{} is a directory, so it cannot be written as a file; pass a file path inside it",
-            target.shown
-        )),
-        io::ErrorKind::InvalidInput => {
-            ToolError::invalid(format!("{} cannot be written: {err}", target.shown))
-        }
-        io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => ToolError::invalid(format!(
-            "a parent of {} is a file, not a directory, so the file cannot be created there; \
-             check the path with list_dir",
-            target.shown
-        )),
-        _ => ToolError::from_io(err, "write", &target.shown),
-    }
 }

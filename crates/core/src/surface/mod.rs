@@ -2,14 +2,14 @@
 //! into content. A surface never touches the disk; one module per profile.
 
 pub mod args;
-mod call;
-pub use call::{CallContext, Progress, ProgressSink};
+pub use crate::context::{CallContext, Progress, ProgressSink};
 pub mod coder;
 pub mod export;
 pub mod gg;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;
+mod words;
 
 use serde_json::Value;
 

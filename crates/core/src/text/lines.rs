@@ -1,5 +1,35 @@
 //! Lines are 0x0A-terminated; a final line without a terminator is still a line, and a
-//! trailing newline does not start a phantom empty line.
+//! trailing newline does not start a phantom empty line. [`Line`] is the one line type of the
+//! engines that edit by lines (update-file, the patch engines): a body and the ending it had.
+
+/// One line of a text: its body and its ending (`\n`, `\r\n`, or nothing for an unterminated
+/// last line), borrowed from the text (or, for a new line, from the file's line ending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The line without its ending.
+    pub body: &'a [u8],
+    /// The ending: `\n`, `\r\n`, or empty.
+    pub ending: &'a [u8],
+}
+
+impl<'a> Line<'a> {
+    /// The line `line` as a text holds it, its ending included when it has one.
+    pub fn of(line: &'a [u8]) -> Line<'a> {
+        let body = strip_ending(line);
+        Line {
+            body,
+            ending: &line[body.len()..],
+        }
+    }
+}
+
+/// The lines of `bytes`, by the rule above.
+pub fn split(bytes: &[u8]) -> Vec<Line<'_>> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(Line::of)
+        .collect()
+}
 
 /// The number of lines in `bytes`.
 pub fn count(bytes: &[u8]) -> usize {
@@ -83,6 +113,23 @@ mod tests {
         let offsets = [0, 1, 2, 5, 6, 9];
         let each: Vec<usize> = offsets.iter().map(|&o| line_at(text, o)).collect();
         assert_eq!(lines_at(text, offsets), each);
+    }
+
+    #[test]
+    fn a_line_keeps_its_ending_apart_from_its_body() {
+        let got = split(b"a\r\nb\n\nc");
+        let want = [
+            (&b"a"[..], &b"\r\n"[..]),
+            (b"b", b"\n"),
+            (b"", b"\n"),
+            (b"c", b""),
+        ];
+        assert_eq!(got.len(), want.len());
+        for (line, (body, ending)) in got.iter().zip(want) {
+            assert_eq!((line.body, line.ending), (body, ending));
+        }
+        assert!(split(b"").is_empty());
+        assert_eq!(split(b"x\n").len(), count(b"x\n"));
     }
 
     #[test]

@@ -41,49 +41,6 @@ pub struct Unmapped {
     pub ambiguous: Vec<usize>,
 }
 
-impl Unmapped {
-    /// The refusal, naming the line as line N of `whose` ("the content", "the edited file").
-    pub fn message(&self, whose: &str) -> String {
-        let (quoted, cut) = lines::cut_chars(&self.text, 160);
-        let quoted = if cut > 0 {
-            format!("`{quoted}…`")
-        } else {
-            format!("`{quoted}`")
-        };
-        let why = if self.ambiguous.is_empty() {
-            "that line equals no line of the file as read_file shows it, so the placeholder would \
-             replace a real value"
-                .to_string()
-        } else {
-            let shown: Vec<String> = self
-                .ambiguous
-                .iter()
-                .take(12)
-                .map(ToString::to_string)
-                .collect();
-            format!(
-                "that line equals lines {}{} of the file as read_file shows them, which hide \
-                 different values, so which one it stands for is not known",
-                shown.join(", "),
-                if self.ambiguous.len() > 12 {
-                    ", …"
-                } else {
-                    ""
-                }
-            )
-        };
-        format!(
-            "line {} of {whose} ({quoted}) holds {FILTERED}, which stands for a hidden \
-             credential-looking value of the file that you cannot know; {why}. Nothing was \
-             written. A line copied unchanged from read_file, [FILTERED] included, keeps its real \
-             value: keep such lines exactly as read_file shows them and change only the lines \
-             around them (a smaller old_text or patch hunk, or leave the line out of the new \
-             text), or write the real value yourself.",
-            self.line
-        )
-    }
-}
-
 /// `new`, text meant to replace `old`, with every `[FILTERED]` the model wrote that stands for a
 /// value hidden in `old` replaced by that value (see the module documentation). Borrowed when
 /// nothing changed; an [`Unmapped`] line when a placeholder cannot be mapped.
@@ -305,7 +262,6 @@ mod tests {
         let err = restore(&old, "API_KEY=[FILTERED] # prod\n").unwrap_err();
         assert_eq!(err.line, 1);
         assert!(err.ambiguous.is_empty());
-        assert!(err.message("the content").contains("[FILTERED]"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `non_accessible_globs: ["**/.env", "**/*.pem", "**/secrets/**"]`, plus `root/.env`,
 //! `root/sub/K.PEM`, `root/secrets/a.txt`, `root/sub/.ENV`, each holding "TOP SECRET ...".
 
-use fsgate_core::{CoderConfig, Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Workspace};
 use serde_json::json;
 
 use super::support::*;
@@ -19,12 +19,12 @@ fn coder_with_secrets(extra: impl FnOnce(&std::path::Path)) -> (Fx, Workspace) {
         extra(b);
     });
     let mut o = Options::new(&fx.root);
-    o.profile = Profile::Coder;
     o.roots = vec![fx.root.clone()];
-    o.coder = CoderConfig {
+    o.profile = CoderConfig {
         non_accessible_globs: vec!["**/.env".into(), "**/*.pem".into(), "**/secrets/**".into()],
         ..CoderConfig::default()
-    };
+    }
+    .into();
     let ws = Workspace::open(o).unwrap();
     (fx, ws)
 }

@@ -98,7 +98,8 @@ pub fn options(p: P, root: &Path) -> Options {
         P::Qwen => Profile::Qwen,
         P::Pico => Profile::Picoclaw,
         P::Sgpt => Profile::Sgpt,
-    };
+    }
+    .into();
     o.jail = true;
     o
 }

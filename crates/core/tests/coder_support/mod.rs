@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use fsgate_core::config::coder::CoderLimits;
-use fsgate_core::{CoderConfig, Options, Profile, Workspace};
+use fsgate_core::{CoderConfig, Options, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -52,9 +52,8 @@ impl Fx {
         };
         f(&mut coder);
         let options = Options {
-            profile: Profile::Coder,
             roots: vec![dir.path().to_path_buf()],
-            coder,
+            profile: coder.into(),
             ..Options::new(dir.path())
         };
         let ws = Workspace::open(options).unwrap();

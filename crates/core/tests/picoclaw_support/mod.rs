@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use fsgate_core::config::picoclaw::{PicoclawConfig, ReadFileMode};
-use fsgate_core::{Options, Profile, ToolOutput, Workspace};
+use fsgate_core::{Options, ToolOutput, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -97,8 +97,7 @@ impl Pico {
 
 pub fn open(root: &Path, config: PicoclawConfig) -> Workspace {
     Workspace::open(Options {
-        profile: Profile::Picoclaw,
-        picoclaw: config,
+        profile: config.into(),
         ..Options::new(root)
     })
     .unwrap()

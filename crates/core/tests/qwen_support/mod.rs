@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fsgate_core::{Content, Options, Profile, QwenConfig, ToolOutput, Workspace};
+use fsgate_core::{Content, Options, QwenConfig, ToolOutput, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -85,8 +85,7 @@ impl Qx {
 
 fn open(dir: &Path, config: QwenConfig) -> Workspace {
     Workspace::open(Options {
-        profile: Profile::Qwen,
-        qwen: config,
+        profile: config.into(),
         ..Options::new(dir)
     })
     .unwrap()

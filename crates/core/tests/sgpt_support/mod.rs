@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fsgate_core::{CallContext, Options, Profile, SgptConfig, ToolOutput, Workspace};
+use fsgate_core::{CallContext, Options, SgptConfig, ToolOutput, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -108,8 +108,7 @@ impl Sx {
 /// Opens an sgpt workspace at `root`.
 pub fn open(root: &Path, sgpt: SgptConfig) -> Workspace {
     Workspace::open(Options {
-        profile: Profile::Sgpt,
-        sgpt,
+        profile: sgpt.into(),
         ..Options::new(root)
     })
     .unwrap()

@@ -57,9 +57,9 @@ use regex_syntax::hir::{Hir, HirKind};
 
 use super::ordered;
 use crate::access::walkdir::{Skipped, Skips};
-use crate::access::{Access, Resolved, fs};
+use crate::access::{Access, OpenFile, Resolved, fs};
+use crate::context::CallContext;
 use crate::error::{Result, ToolError};
-use crate::surface::CallContext;
 
 /// What to look for and how much of it to return.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -348,7 +348,7 @@ impl FileSearch<'_> {
 
     /// The task's file, open, and its length, when it is a regular file (with one name, in a
     /// confined workspace) of at most `max_read_bytes`.
-    fn open(&self, task: &walk::Task) -> Option<(std::fs::File, u64)> {
+    fn open(&self, task: &walk::Task) -> Option<(OpenFile, u64)> {
         let file = match (&task.dir, task.path.file_name()) {
             (Some(dir), Some(name)) => dir.open_file(name).ok()?,
             _ => self.access.open_walked(&task.path).ok()?,
@@ -366,7 +366,7 @@ impl FileSearch<'_> {
 
 /// Whether `file` starts with a UTF-16 or UTF-32 byte-order mark; its position is left at its
 /// start.
-fn starts_wide(file: &mut std::fs::File) -> bool {
+fn starts_wide(file: &mut OpenFile) -> bool {
     use std::io::{Seek, SeekFrom};
     let mut head = [0u8; 4];
     let wide = fs::read_full(file, &mut head)
@@ -377,7 +377,7 @@ fn starts_wide(file: &mut std::fs::File) -> bool {
 /// Reads `file` (`len` bytes when opened) into `buf`; `true` when it holds at most `max`
 /// bytes and no NUL byte (a binary file is skipped whole). A file that starts with a UTF-16
 /// or UTF-32 byte-order mark is text: `buf` then holds its decoded text, as UTF-8.
-fn read_text(mut file: std::fs::File, len: u64, max: u64, buf: &mut Vec<u8>) -> bool {
+fn read_text(mut file: OpenFile, len: u64, max: u64, buf: &mut Vec<u8>) -> bool {
     // One byte more than the length, so a file that grew is noticed; a regular file reads
     // short only at its end, so one call reads a file that did not.
     let want = usize::try_from(len.min(max)).unwrap_or(0).saturating_add(1);
@@ -414,7 +414,7 @@ impl Finder {
     fn scan_blocks(
         &self,
         shown: &str,
-        mut file: std::fs::File,
+        mut file: OpenFile,
         max: u64,
         buf: &mut Vec<u8>,
         hits: &mut Hits,
@@ -851,7 +851,7 @@ mod tests {
         text
     }
 
-    #[allow(clippy::disallowed_methods)]
+    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
     fn blocks_of(f: &Finder, bytes: &[u8]) -> Vec<(LineMatch, usize)> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("large.txt");

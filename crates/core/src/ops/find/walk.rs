@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::Finder;
 use crate::access::walkdir::{HandleBudget, HeldDir, Skips, WalkKind};
 use crate::access::{Access, Resolved};
-use crate::surface::CallContext;
+use crate::context::CallContext;
 
 /// The most directory handles the walk holds open at once, those of files handed on but not yet
 /// searched included (fewer under a low descriptor limit, see [`HandleBudget`]).

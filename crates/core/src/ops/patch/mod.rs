@@ -1,33 +1,46 @@
 //! Patch formats agents emit, parsed and applied by one engine: unified diffs (whose line
-//! numbers are ignored) and V4A patches.
+//! numbers are ignored) and V4A patches. Both formats' hunks are made of the same
+//! [`HunkLine`]s, and both engines splice the file's [`Line`]s the same way (`splice`).
 
 pub mod unified;
 pub mod v4a;
 
-/// One line of a patched file: its text and its ending, borrowed from the file, the patch or
-/// the file's line ending.
-#[derive(Clone, Copy)]
-pub(crate) struct Piece<'a> {
-    pub content: &'a [u8],
-    pub ending: &'a [u8],
+/// What a hunk line does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// Unchanged (` `, or a bare blank line): on both sides.
+    Context,
+    /// Removed (`-`): on the old side only.
+    Removed,
+    /// Added (`+`): on the new side only.
+    Added,
 }
 
-impl<'a> Piece<'a> {
-    /// A line as the file or the patch holds it.
-    pub fn of(line: &'a [u8]) -> Piece<'a> {
-        let content = lines::strip_ending(line);
-        Piece {
-            content,
-            ending: &line[content.len()..],
-        }
+/// One line of a hunk, in either format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HunkLine {
+    /// What the line does.
+    pub kind: LineKind,
+    /// The line after its one-character prefix. A unified diff's line keeps the ending the
+    /// diff gave it (`\n` or `\r\n`; none when a `\ No newline at end of file` marker follows
+    /// it); a V4A patch's line has none (the file's ending is used).
+    pub text: String,
+}
+
+impl HunkLine {
+    /// Whether the line ends in a newline (a unified diff's line without a `\ No newline at end
+    /// of file` marker).
+    pub fn has_ending(&self) -> bool {
+        self.text.ends_with('\n')
     }
 }
 
-/// What one hunk does to the original: lines `start..end` become `pieces`.
+/// What one hunk does to the original: lines `start..end` become `pieces` (each a body and an
+/// ending, borrowed from the file, the patch or the file's line ending).
 pub(crate) struct Edit<'a> {
     pub start: usize,
     pub end: usize,
-    pub pieces: Vec<Piece<'a>>,
+    pub pieces: Vec<Line<'a>>,
 }
 
 /// The file's lines with `edits` (ascending, not overlapping) spliced in. A line that ends up
@@ -35,17 +48,17 @@ pub(crate) struct Edit<'a> {
 pub(crate) fn splice(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> {
     let size: usize = file.iter().map(|l| l.len()).sum();
     let mut out = Vec::with_capacity(size + size / 8 + 64);
-    let push = |out: &mut Vec<u8>, piece: Piece<'_>| {
+    let push = |out: &mut Vec<u8>, piece: Line<'_>| {
         if !out.is_empty() && !out.ends_with(b"\n") {
             out.extend_from_slice(eol);
         }
-        out.extend_from_slice(piece.content);
+        out.extend_from_slice(piece.body);
         out.extend_from_slice(piece.ending);
     };
     let mut next = 0;
     for edit in edits {
         for line in &file[next..edit.start] {
-            push(&mut out, Piece::of(line));
+            push(&mut out, Line::of(line));
         }
         for &piece in &edit.pieces {
             push(&mut out, piece);
@@ -53,14 +66,14 @@ pub(crate) fn splice(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> 
         next = edit.end;
     }
     for line in &file[next..] {
-        push(&mut out, Piece::of(line));
+        push(&mut out, Line::of(line));
     }
     out
 }
 
 // Shared wording of the engines' errors: how a hunk and the file around it are quoted.
 
-use crate::text::lines;
+use crate::text::lines::{self, Line};
 
 /// The most lines an error message quotes from a hunk or a file region.
 pub(crate) const MAX_SHOWN_LINES: usize = 12;

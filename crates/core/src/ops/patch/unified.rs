@@ -63,10 +63,11 @@ use std::time::Duration;
 use similar::TextDiff;
 
 use super::{
-    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, Piece, numbered, old_side_count, quote, span, splice,
+    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span, splice,
 };
+pub use super::{HunkLine, LineKind};
 use crate::error::{ErrorKind, ToolError};
-use crate::text::lines;
+use crate::text::lines::{self, Line};
 use crate::text::matcher::{self, Level};
 
 /// How long [`render`] may spend diffing before it settles for a coarser diff.
@@ -133,34 +134,6 @@ impl Hunk {
     /// Whether the hunk adds or removes anything.
     pub fn changes(&self) -> bool {
         self.lines.iter().any(|l| l.kind != LineKind::Context)
-    }
-}
-
-/// What a hunk line does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineKind {
-    /// Unchanged (` `, or a bare blank line): on both sides.
-    Context,
-    /// Removed (`-`): on the old side only.
-    Removed,
-    /// Added (`+`): on the new side only.
-    Added,
-}
-
-/// One line of a hunk.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HunkLine {
-    /// What the line does.
-    pub kind: LineKind,
-    /// The line after its one-character prefix, with its ending as the diff gave it (`\n` or
-    /// `\r\n`), or without one when a `\ No newline at end of file` marker follows it.
-    pub text: String,
-}
-
-impl HunkLine {
-    /// Whether the line ends in a newline (no `\ No newline at end of file` marker).
-    pub fn has_ending(&self) -> bool {
-        self.text.ends_with('\n')
     }
 }
 
@@ -566,12 +539,12 @@ fn build_edit<'a>(
     for line in &hunk.lines[first..last] {
         match line.kind {
             LineKind::Context => {
-                pieces.push(Piece::of(file[at]));
+                pieces.push(Line::of(file[at]));
                 at += 1;
             }
             LineKind::Removed => at += 1,
             LineKind::Added => {
-                let mut piece = Piece::of(line.text.as_bytes());
+                let mut piece = Line::of(line.text.as_bytes());
                 if level != Level::Exact && !piece.ending.is_empty() {
                     piece.ending = eol;
                 }

@@ -65,10 +65,11 @@
 //!   when it was not found, the closest region of the file.
 
 use super::{
-    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, Piece, numbered, old_side_count, quote, span, splice,
+    Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span, splice,
 };
+pub use super::{HunkLine, LineKind};
 use crate::error::{ErrorKind, ToolError};
-use crate::text::lines;
+use crate::text::lines::{self, Line};
 use crate::text::matcher::{self, Level};
 
 const BEGIN: &str = "*** Begin Patch";
@@ -143,26 +144,6 @@ impl Hunk {
     pub fn new_lines(&self) -> impl Iterator<Item = &HunkLine> {
         self.lines.iter().filter(|l| l.kind != LineKind::Removed)
     }
-}
-
-/// What a hunk line does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineKind {
-    /// ` ` (or an empty context line): on both sides.
-    Context,
-    /// `-`: on the old side only.
-    Removed,
-    /// `+`: on the new side only.
-    Added,
-}
-
-/// One line of a hunk.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HunkLine {
-    /// What the line does.
-    pub kind: LineKind,
-    /// The line after its prefix, without a line ending.
-    pub text: String,
 }
 
 /// How a hunk's old side was found.
@@ -638,7 +619,7 @@ fn trim_end(line: &[u8]) -> &[u8] {
 /// The lines a hunk anchored at `start` produces: context from the file, added lines from the
 /// patch with the ending of the line they replace or sit next to.
 fn build_edit<'a>(hunk: &'a Hunk, file: &[&'a [u8]], start: usize, eol: &'static [u8]) -> Edit<'a> {
-    let ending_of = |i: usize| -> &'a [u8] { Piece::of(file[i]).ending };
+    let ending_of = |i: usize| -> &'a [u8] { Line::of(file[i]).ending };
     let old_count = hunk.old_lines().count();
     let mut at = start;
     let mut pieces = Vec::new();
@@ -649,7 +630,7 @@ fn build_edit<'a>(hunk: &'a Hunk, file: &[&'a [u8]], start: usize, eol: &'static
     for line in &hunk.lines {
         match line.kind {
             LineKind::Context => {
-                pieces.push(Piece::of(file[at]));
+                pieces.push(Line::of(file[at]));
                 at += 1;
                 run_removed.clear();
                 run_added = 0;
@@ -667,13 +648,13 @@ fn build_edit<'a>(hunk: &'a Hunk, file: &[&'a [u8]], start: usize, eol: &'static
                     } else if at < start + old_count {
                         ending_of(at)
                     } else if let Some(last) = file.last() {
-                        Piece::of(last).ending
+                        Line::of(last).ending
                     } else {
                         eol
                     };
                 let ending = if ending.is_empty() { eol } else { ending };
-                pieces.push(Piece {
-                    content: line.text.as_bytes(),
+                pieces.push(Line {
+                    body: line.text.as_bytes(),
                     ending,
                 });
                 run_added += 1;

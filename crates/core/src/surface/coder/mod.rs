@@ -18,6 +18,8 @@ mod tree;
 mod update;
 pub mod wire;
 
+pub use update::refusal as update_refusal;
+
 use std::path::Path;
 use std::sync::RwLock;
 

@@ -23,7 +23,7 @@ use std::io::{self, Read};
 
 use super::wire::{ReadEntryResult, ReadFileInput, ReadFileOutput, ReadTarget};
 use super::{Ctx, canonical, wire_error};
-use crate::access::{Meta, Resolved};
+use crate::access::{Meta, OpenFile, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::{DECODE_MAX, LineSink, LineWindow, stream_lines};
 use crate::session::FileRef;
@@ -189,7 +189,7 @@ fn stat_conflict(raw: &str, field: &str) -> ToolError {
 }
 
 /// Opens the regular file at `target`, with the errors a read gives.
-fn open(ctx: &Ctx<'_>, target: &Resolved) -> Result<(std::fs::File, Meta)> {
+fn open(ctx: &Ctx<'_>, target: &Resolved) -> Result<(OpenFile, Meta)> {
     ctx.access.open_regular(target).map_err(|e| {
         let shown = &target.shown;
         match e.kind() {
@@ -224,7 +224,7 @@ fn usize_of(n: u64) -> usize {
 /// The decoded text of the file when it starts with a UTF-16 or UTF-32 byte-order mark (then
 /// read whole, up to [`DECODE_MAX`] bytes); `None` for every other file, whose handle is left
 /// at its start.
-fn wide_text(target: &Resolved, file: &mut std::fs::File, meta: &Meta) -> Result<Option<Decoded>> {
+fn wide_text(target: &Resolved, file: &mut OpenFile, meta: &Meta) -> Result<Option<Decoded>> {
     let mut head = [0u8; 4];
     let n = crate::access::fs::read_full(file, &mut head).map_err(|e| io_error(target, &e))?;
     io::Seek::seek(file, io::SeekFrom::Start(0)).map_err(|e| io_error(target, &e))?;
@@ -257,7 +257,7 @@ fn wide_text(target: &Resolved, file: &mut std::fs::File, meta: &Meta) -> Result
 fn probe(
     ctx: &Ctx<'_>,
     target: &Resolved,
-    mut file: std::fs::File,
+    mut file: OpenFile,
     meta: &Meta,
     wide: Option<&Decoded>,
 ) -> Result<Read1> {
@@ -318,7 +318,7 @@ impl LineSink for Collect {
 /// most `budget` bytes of whole lines.
 fn windowed(
     target: &Resolved,
-    mut file: std::fs::File,
+    mut file: OpenFile,
     wide: Option<&Decoded>,
     (from, to): (u64, Option<u64>),
     numbered: bool,
@@ -379,7 +379,7 @@ fn line_over_max_read_bytes(
 }
 
 /// Reads the whole file when it holds at most `limit` bytes.
-fn read_up_to(file: &mut std::fs::File, limit: u64, size: u64) -> io::Result<Option<Vec<u8>>> {
+fn read_up_to(file: &mut OpenFile, limit: u64, size: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::with_capacity(usize_of(size.min(limit)));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
@@ -400,7 +400,7 @@ fn number_lines(text: &str) -> String {
 fn full(
     ctx: &Ctx<'_>,
     target: &Resolved,
-    (mut file, wide): (std::fs::File, Option<&Decoded>),
+    (mut file, wide): (OpenFile, Option<&Decoded>),
     meta: &Meta,
     numbered: bool,
     max_output_bytes: Option<u64>,

@@ -23,7 +23,7 @@ use super::wire::{OpEcho, UpdateFileInput, UpdateFileOutput, UpdateFileResult, U
 use super::{Ctx, canonical, wire_error};
 use crate::access::WriteOptions;
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::ops::update::{self, Op};
+use crate::ops::update::{self, LinesNow, Op, UpdateError, plural, span};
 use crate::session::{Base, FileRef, Stale};
 use crate::text::encoding;
 
@@ -187,7 +187,7 @@ fn edit(ctx: &Ctx<'_>, file: &FileRef<'_>, ops: &[Op]) -> Result<update::Applied
     }
     let applied = match &decoded {
         Some(decoded) => {
-            let mut applied = update::apply(decoded.text.as_bytes(), ops)?;
+            let mut applied = update::apply(decoded.text.as_bytes(), ops).map_err(refusal)?;
             let text = String::from_utf8(std::mem::take(&mut applied.bytes)).map_err(|_| {
                 ToolError::invalid(format!(
                     "the edited text of {shown} is not valid UTF-8, so it cannot be written back \
@@ -198,7 +198,7 @@ fn edit(ctx: &Ctx<'_>, file: &FileRef<'_>, ops: &[Op]) -> Result<update::Applied
             applied.bytes = encoding::rewrite(&bytes, decoded, &text)?;
             applied
         }
-        None => update::apply(&bytes, ops)?,
+        None => update::apply(&bytes, ops).map_err(refusal)?,
     };
     if applied.bytes.len() as u64 > ctx.limits.max_write_bytes {
         return Err(ToolError::new(
@@ -244,4 +244,213 @@ fn stale_error(stale: &Stale, now: &[u8], ops: &[Op]) -> ToolError {
          it shows; expect_text on a line op guards the lines it names.",
     );
     ToolError::invalid(text)
+}
+
+/// The refusal of an update-file's ops, in coder's words: the refusals that need a fresh look
+/// at the file send the model to read-file with numbered: true.
+pub fn refusal(err: UpdateError) -> ToolError {
+    match err {
+        UpdateError::InsertPastEnd {
+            index,
+            at_line,
+            total,
+        } => {
+            let append = total + 1;
+            ToolError::invalid(format!(
+                "ops[{index}] (insert): at_line {at_line} is past the end of the file, which has \
+                 {}; at_line must be 1 to {append} (at_line: {append} appends); read the file \
+                 with numbered: true to find the line",
+                plural(total, "line")
+            ))
+        }
+        UpdateError::FromPastEnd {
+            index,
+            op,
+            from_line,
+            total,
+        } => ToolError::invalid(format!(
+            "ops[{index}] ({op}): from_line {from_line} is past the end of the file, which has \
+             {}; line numbers go from 1 to {total}; read the file with numbered: true to find \
+             the lines",
+            plural(total, "line")
+        )),
+        UpdateError::ExpectedDiffers { index, op, now } => {
+            let (what, now) = match now {
+                LinesNow::Appends { at_line } => (
+                    format!(
+                        "at_line {at_line} appends after the last line, where there is no line, \
+                         so expect_text must be empty"
+                    ),
+                    String::new(),
+                ),
+                LinesNow::Lines {
+                    first,
+                    last,
+                    insert,
+                    shown,
+                } => {
+                    let place = match insert {
+                        Some(n) => format!("the {} from line {first} on", plural(n, "line")),
+                        None => span(first, last),
+                    };
+                    (
+                        format!(
+                            "expect_text does not match {place}, which hold{} now:",
+                            if shown.len() == 1 { "s" } else { "" }
+                        ),
+                        format!("\n{}", shown.join("\n")),
+                    )
+                }
+            };
+            ToolError::invalid(format!(
+                "ops[{index}] ({op}): {what}{now}\nNothing was written. The file changed since \
+                 the text was read, or the numbers are off: read it again with numbered: true \
+                 and redo the ops from the lines it shows"
+            ))
+        }
+        UpdateError::Mismatch {
+            index,
+            pattern,
+            count,
+            expect,
+            lines,
+            more,
+        } => {
+            let times = plural(count, "time");
+            let at = if lines.is_empty() {
+                String::new()
+            } else {
+                let listed: Vec<String> = lines.iter().map(ToString::to_string).collect();
+                let more = if more { " and more" } else { "" };
+                let at = if lines.len() == 1 { "line" } else { "lines" };
+                format!(
+                    " (at {at} {}{more}, numbered after this call's line ops and earlier \
+                     replaces)",
+                    listed.join(", ")
+                )
+            };
+            let fix = if count == 0 {
+                "The pattern matches nothing: re-read the lines (read-file with numbered: true) \
+                 and fix the pattern; a pattern spanning lines needs dot_matches_newline: true \
+                 (join two short anchors with .*?), and CRLF files need \\r?\\n between lines"
+                    .to_string()
+            } else if expect == 0 {
+                "With expect_matches: 0 the text must be absent, and it is present; drop the \
+                 guard or set it to the count to replace every match"
+                    .to_string()
+            } else if count > expect {
+                format!(
+                    "Anchor the pattern more tightly (add surrounding text) so it matches exactly \
+                     {expect}, or set expect_matches: {count} to replace all of them"
+                )
+            } else {
+                format!(
+                    "Loosen the pattern, or set expect_matches: {count} if {count} is right; \
+                     re-read the lines (read-file with numbered: true) to check"
+                )
+            };
+            ToolError::invalid(format!(
+                "ops[{index}] (replace): pattern {pattern} matched {times}{at}, but \
+                 expect_matches is {expect}; nothing was written. {fix}"
+            ))
+        }
+        UpdateError::Invalid(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The refusal of `ops` on `input`, in coder's words.
+    fn refused(input: &str, ops: serde_json::Value) -> String {
+        let ops: Vec<Op> = serde_json::from_value(ops).unwrap();
+        refusal(update::apply(input.as_bytes(), &ops).unwrap_err()).message
+    }
+
+    #[test]
+    fn line_numbers_past_the_end_send_the_model_to_a_numbered_read() {
+        assert_eq!(
+            refused(
+                "a\nb\n",
+                json!([{"op": "insert", "at_line": 4, "content": "c"}])
+            ),
+            "ops[0] (insert): at_line 4 is past the end of the file, which has 2 lines; at_line \
+             must be 1 to 3 (at_line: 3 appends); read the file with numbered: true to find the \
+             line"
+        );
+        assert!(
+            refused("", json!([{"op": "insert", "at_line": 2, "content": "x"}]))
+                .contains("which has 0 lines; at_line must be 1 to 1")
+        );
+        assert!(
+            refused("x", json!([{"op": "insert", "at_line": 3, "content": "x"}]))
+                .contains("which has 1 line; at_line must be 1 to 2")
+        );
+        assert_eq!(
+            refused(
+                "a\nb\nc\n",
+                json!([{"op": "remove", "from_line": 5, "to_line": 6}])
+            ),
+            "ops[0] (remove): from_line 5 is past the end of the file, which has 3 lines; line \
+             numbers go from 1 to 3; read the file with numbered: true to find the lines"
+        );
+        let max = u64::MAX;
+        assert!(
+            refused(
+                "a\n",
+                json!([{"op": "insert", "at_line": max, "content": "x"}])
+            )
+            .contains(&format!("at_line {max} is past the end"))
+        );
+        assert!(
+            refused(
+                "a\n",
+                json!([{"op": "update_lines", "from_line": max, "to_line": max, "content": "x"}])
+            )
+            .contains(&format!("from_line {max} is past the end"))
+        );
+    }
+
+    #[test]
+    fn an_expect_matches_refusal_names_the_count_the_lines_and_the_fix() {
+        let f = "a\nb\na\n";
+        let op = |pattern: &str, expect: u64| json!([{"op": "replace", "pattern": pattern, "replacement": "q", "expect_matches": expect}]);
+        assert_eq!(
+            refused(f, op("b", 0)),
+            "ops[0] (replace): pattern \"b\" matched 1 time (at line 2, numbered after this \
+             call's line ops and earlier replaces), but expect_matches is 0; nothing was \
+             written. With expect_matches: 0 the text must be absent, and it is present; drop \
+             the guard or set it to the count to replace every match"
+        );
+        assert_eq!(
+            refused(f, op("a", 1)),
+            "ops[0] (replace): pattern \"a\" matched 2 times (at lines 1, 3, numbered after this \
+             call's line ops and earlier replaces), but expect_matches is 1; nothing was \
+             written. Anchor the pattern more tightly (add surrounding text) so it matches \
+             exactly 1, or set expect_matches: 2 to replace all of them"
+        );
+        let msg = refused(f, op("zzz", 1));
+        assert!(
+            msg.starts_with(
+                "ops[0] (replace): pattern \"zzz\" matched 0 times, but expect_matches is 1; \
+                 nothing was written. The pattern matches nothing:"
+            ),
+            "{msg}"
+        );
+        let msg = refused(f, op("a", 3));
+        assert!(
+            msg.contains("Loosen the pattern, or set expect_matches: 2"),
+            "{msg}"
+        );
+        let pattern = format!("{}zzz", "a".repeat(90));
+        let msg = refused("a\n", op(&pattern, 1));
+        let quoted = format!(
+            "pattern \"{}\"… (13 more characters) matched 0 times",
+            "a".repeat(80)
+        );
+        assert!(msg.contains(&quoted), "{msg}");
+    }
 }

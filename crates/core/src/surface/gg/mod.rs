@@ -8,6 +8,7 @@ mod read;
 mod search;
 mod tools;
 mod tree;
+mod words;
 mod writes;
 
 use serde_json::Value;
@@ -15,7 +16,7 @@ use serde_json::Value;
 use super::args::Args;
 use super::{CallContext, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
-use crate::config::{Capability, Config, ReadMode, all_tools};
+use crate::config::gg::{Capability, GgConfig, ReadMode, all_tools};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops;
 
@@ -49,7 +50,11 @@ pub struct SurfaceError(pub String);
 impl Gg {
     /// The surface for `config`, restricted to `agent`'s allowlist when given; `vision_off`
     /// overrides the configuration's vision setting.
-    pub fn new(config: &Config, agent: Option<&str>, vision_off: bool) -> Result<Gg, SurfaceError> {
+    pub fn new(
+        config: &GgConfig,
+        agent: Option<&str>,
+        vision_off: bool,
+    ) -> Result<Gg, SurfaceError> {
         let allow = match agent {
             None => None,
             Some(name) => match config.agents.get(name) {
@@ -114,7 +119,7 @@ impl Gg {
                     ..Default::default()
                 };
                 let outcome = crate::session::reading(ctx, access, &target, || {
-                    ops::read::read(access, &target, &options, ctx)
+                    ops::read::read(access, &target, &options, ctx).map_err(words::read)
                 })?;
                 Ok(read::render(&target.shown, outcome, &options))
             }
@@ -122,7 +127,8 @@ impl Gg {
                 let args = Args::parse(tool, args, &["path", "content"])?;
                 let target = access.resolve(args.str("path")?)?;
                 let content = args.str("content")?;
-                let report = ops::write::write(access, &target, content, ctx.session())?;
+                let report = ops::write::write(access, &target, content, ctx.session())
+                    .map_err(words::write)?;
                 Ok(ToolOutput::text(writes::write_summary(
                     &access.written_name(&target),
                     &report,
@@ -136,7 +142,8 @@ impl Gg {
                     &target,
                     args.str("old_string")?,
                     args.str("new_string")?,
-                )?;
+                )
+                .map_err(words::edit)?;
                 if let Some(session) = ctx.session() {
                     let file = crate::session::FileRef::new(access, &target);
                     session.wrote(&file, crate::session::Base::Unknown, None);
@@ -149,7 +156,8 @@ impl Gg {
             "list_dir" => {
                 let args = Args::parse(tool, args, &["path"])?;
                 let target = access.resolve_or_root(args.opt_str("path")?)?;
-                let entries = ops::list::list(access, &target)?;
+                let entries =
+                    ops::list::list(access, &target).map_err(|e| words::folder(e, tool))?;
                 Ok(ToolOutput::text(list::render(&entries)))
             }
             "tree" => {
@@ -165,7 +173,8 @@ impl Gg {
                     Some(d) => d.min(MAX_TREE_DEPTH),
                 };
                 let target = access.resolve_or_root(args.opt_str("path")?)?;
-                let outcome = ops::tree::tree(access, &target, depth as usize, ctx)?;
+                let outcome = ops::tree::tree(access, &target, depth as usize, ctx)
+                    .map_err(|e| words::folder(e, tool))?;
                 let text = tree::render(&target.shown, outcome);
                 if ctx.is_cancelled() {
                     return Err(ToolError::new(

@@ -3,7 +3,7 @@
 //! images is unsupported when the model cannot see them.
 
 use super::Gg;
-use crate::config::ReadMode;
+use crate::config::gg::ReadMode;
 
 pub(super) fn render(gg: &Gg) -> String {
     let mut out = String::from(

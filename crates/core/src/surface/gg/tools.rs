@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::Gg;
-use crate::config::ReadMode;
+use crate::config::gg::ReadMode;
 
 pub(super) fn description(gg: &Gg, tool: &str) -> String {
     match tool {

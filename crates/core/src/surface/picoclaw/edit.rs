@@ -24,8 +24,8 @@ use serde_json::Value;
 
 use super::super::ToolOutput;
 use super::super::args::Args;
-use super::Call;
 use super::policy::{Op, lexical_absolute};
+use super::{Call, unmapped, write_failed};
 use crate::access::WriteOptions;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::patch::{unified, v4a};
@@ -122,7 +122,7 @@ pub(super) fn edit_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     target
         .access
         .write_atomic(&target.resolved, &edited, options)
-        .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
+        .map_err(|e| write_failed(e, &target.resolved))?;
     if let Some(session) = call.ctx.session() {
         let file = crate::session::FileRef::new(&target.access, &target.resolved);
         session.wrote(&file, crate::session::Base::Bytes(&original), Some(&edited));
@@ -227,7 +227,7 @@ fn lossy(bytes: Vec<u8>) -> String {
 fn restored(text: &str, edited: &str) -> Result<String> {
     match restore::restore(text, edited) {
         Ok(done) => Ok(done.into_owned()),
-        Err(unmapped) => Err(ToolError::invalid(unmapped.message("the edited file"))),
+        Err(u) => Err(unmapped(&u, "the edited file")),
     }
 }
 

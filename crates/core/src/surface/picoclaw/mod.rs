@@ -27,7 +27,9 @@ use super::{CallContext, Content, Surface, ToolDef, ToolOutput};
 use crate::access::Access;
 use crate::config::picoclaw::{PicoclawConfig, ReadFileMode};
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::text::redact::{redact, redact_tokens};
+use crate::text::lines;
+use crate::text::redact::{FILTERED, redact, redact_tokens};
+use crate::text::restore::Unmapped;
 use policy::Policy;
 
 /// The six tools, in PicoClaw's order.
@@ -248,6 +250,52 @@ impl Picoclaw {
 /// `output` with credential-looking values masked in every text block and every string of its
 /// structured content: by the whole scrubber in an error, by its token formats in a success
 /// (see the module documentation).
+/// The refusal of a `[FILTERED]` that stands for no one hidden value, in picoclaw's words: the
+/// line as line N of `whose` ("the content", "the edited file"), and what to do instead.
+fn unmapped(u: &Unmapped, whose: &str) -> ToolError {
+    let (quoted, cut) = lines::cut_chars(&u.text, 160);
+    let quoted = if cut > 0 {
+        format!("`{quoted}…`")
+    } else {
+        format!("`{quoted}`")
+    };
+    let why = if u.ambiguous.is_empty() {
+        "that line equals no line of the file as read_file shows it, so the placeholder would \
+         replace a real value"
+            .to_string()
+    } else {
+        let shown: Vec<String> = u
+            .ambiguous
+            .iter()
+            .take(12)
+            .map(ToString::to_string)
+            .collect();
+        format!(
+            "that line equals lines {}{} of the file as read_file shows them, which hide \
+             different values, so which one it stands for is not known",
+            shown.join(", "),
+            if u.ambiguous.len() > 12 { ", …" } else { "" }
+        )
+    };
+    ToolError::invalid(format!(
+        "line {} of {whose} ({quoted}) holds {FILTERED}, which stands for a hidden \
+         credential-looking value of the file that you cannot know; {why}. Nothing was \
+         written. A line copied unchanged from read_file, [FILTERED] included, keeps its real \
+         value: keep such lines exactly as read_file shows them and change only the lines \
+         around them (a smaller old_text or patch hunk, or leave the line out of the new \
+         text), or write the real value yourself.",
+        u.line
+    ))
+}
+
+/// An atomic write of `target` that failed, in picoclaw's words.
+fn write_failed(err: std::io::Error, target: &crate::access::Resolved) -> ToolError {
+    super::words::write_failed(
+        &crate::ops::write::WriteFailed::new(err, target),
+        "list_dir",
+    )
+}
+
 fn scrub(mut output: ToolOutput) -> ToolOutput {
     let clean: fn(&str) -> std::borrow::Cow<'_, str> = if output.is_error {
         redact
@@ -380,5 +428,39 @@ impl Surface for Picoclaw {
              limit are saved to a file under .picoclaw/tool-results with a preview.\n",
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unmapped_placeholder_is_refused_naming_the_line_and_how_to_keep_it() {
+        let alone = Unmapped {
+            line: 3,
+            text: "API_KEY=[FILTERED] # prod".into(),
+            ambiguous: vec![],
+        };
+        let err = unmapped(&alone, "the content");
+        assert_eq!(err.kind, ErrorKind::InvalidArgument);
+        assert_eq!(
+            err.message,
+            "line 3 of the content (`API_KEY=[FILTERED] # prod`) holds [FILTERED], which stands \
+             for a hidden credential-looking value of the file that you cannot know; that line \
+             equals no line of the file as read_file shows it, so the placeholder would replace a \
+             real value. Nothing was written. A line copied unchanged from read_file, [FILTERED] \
+             included, keeps its real value: keep such lines exactly as read_file shows them and \
+             change only the lines around them (a smaller old_text or patch hunk, or leave the \
+             line out of the new text), or write the real value yourself."
+        );
+        let twice = Unmapped {
+            ambiguous: (1..=13).collect(),
+            ..alone
+        };
+        assert!(unmapped(&twice, "the edited file").message.contains(
+            "that line equals lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, … of the file as \
+                 read_file shows them, which hide different values"
+        ));
     }
 }

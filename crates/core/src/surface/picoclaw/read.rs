@@ -38,7 +38,7 @@ use super::super::ToolOutput;
 use super::super::args::Args;
 use super::policy::Op;
 use super::{Call, spill};
-use crate::access::Resolved;
+use crate::access::{OpenFile, Resolved};
 use crate::config::picoclaw::ReadFileMode;
 use crate::error::{Result, ToolError};
 use crate::ops::read::DECODE_MAX;
@@ -180,7 +180,7 @@ struct ByteWindow<'a> {
     inline: usize,
 }
 
-fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> Result<ToolOutput> {
+fn bytes_mode(mut file: OpenFile, window: &ByteWindow<'_>, shown: &str) -> Result<ToolOutput> {
     let ByteWindow {
         name,
         total,
@@ -268,7 +268,7 @@ fn bytes_mode(mut file: std::fs::File, window: &ByteWindow<'_>, shown: &str) -> 
 
 /// The note a byte window of UTF-16 or UTF-32 text carries: byte mode shows every file's bytes
 /// as stored, and this says what they are and which tools work on the decoded text.
-fn wide_note(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
+fn wide_note(file: &mut OpenFile) -> std::io::Result<Option<String>> {
     let mut head = [0u8; 4];
     file.seek(SeekFrom::Start(0))?;
     let n = crate::access::fs::read_full(file, &mut head)?;
@@ -286,7 +286,7 @@ fn wide_note(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
 const LINE_CONTEXT: u64 = 8 * 1024;
 
 /// The bytes of the line that `offset` falls in before `offset` (at most [`LINE_CONTEXT`]).
-fn line_before(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+fn line_before(file: &mut OpenFile, offset: u64) -> std::io::Result<Vec<u8>> {
     let start = offset.saturating_sub(LINE_CONTEXT);
     let mut before = Vec::new();
     file.seek(SeekFrom::Start(start))?;
@@ -298,7 +298,7 @@ fn line_before(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>
 }
 
 /// The bytes of the line that `end` falls in from `end` on (at most [`LINE_CONTEXT`]).
-fn line_after(file: &mut std::fs::File, end: u64) -> std::io::Result<Vec<u8>> {
+fn line_after(file: &mut OpenFile, end: u64) -> std::io::Result<Vec<u8>> {
     let mut after = Vec::new();
     file.seek(SeekFrom::Start(end))?;
     (&mut *file).take(LINE_CONTEXT).read_to_end(&mut after)?;
@@ -490,12 +490,7 @@ fn next_line(reader: &mut impl BufRead, keep: usize) -> std::io::Result<Option<L
     }
 }
 
-fn lines_mode(
-    file: std::fs::File,
-    name: &str,
-    shown: &str,
-    window: &LineWindow,
-) -> Result<ToolOutput> {
+fn lines_mode(file: OpenFile, name: &str, shown: &str, window: &LineWindow) -> Result<ToolOutput> {
     let io = |e: std::io::Error| ToolError::from_io(&e, "read", shown);
     let mut reader = BufReader::with_capacity(32 * 1024, file);
     let head = reader.fill_buf().map_err(io)?;

@@ -29,8 +29,8 @@ use serde_json::{Map, Value, json};
 
 use super::super::args::Args;
 use super::super::{Content, ToolOutput};
-use super::Call;
 use super::policy::{Op, Target};
+use super::{Call, unmapped, write_failed};
 use crate::access::{Access, NewFolders, Resolved, WriteOptions};
 use crate::error::{Result, ToolError};
 use crate::ops::syntax::{self, Syntax};
@@ -64,7 +64,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
         Some(_) if content.contains(FILTERED) => {
             let (old, _) = target.access.read_all(&target.resolved).map_err(io_err)?;
             restore::restore(&String::from_utf8_lossy(&old), content)
-                .map_err(|u| ToolError::invalid(u.message("the content")))?
+                .map_err(|u| unmapped(&u, "the content"))?
         }
         _ => Cow::Borrowed(content),
     };
@@ -88,7 +88,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                         "{raw} appeared while it was being created; call write_file again"
                     )));
                 }
-                Err(e) => return Err(crate::ops::write::write_error(&e, &target.resolved)),
+                Err(e) => return Err(write_failed(e, &target.resolved)),
             }
         }
         Some(existing_len) => {
@@ -134,7 +134,7 @@ pub(super) fn write_file(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
                     target
                         .access
                         .write_atomic(&target.resolved, content, options)
-                        .map_err(|e| crate::ops::write::write_error(&e, &target.resolved))?;
+                        .map_err(|e| write_failed(e, &target.resolved))?;
                     ("overwritten", content, 0)
                 }
                 Relation::Differs => {
@@ -532,8 +532,8 @@ fn restore_appended<'a>(target: &Target<'_>, raw: &str, content: &'a str) -> Res
     };
     let old = String::from_utf8_lossy(&old);
     let whole = format!("{old}{content}");
-    let restored = restore::restore(&old, &whole)
-        .map_err(|u| ToolError::invalid(u.message("the file after the append")))?;
+    let restored =
+        restore::restore(&old, &whole).map_err(|u| unmapped(&u, "the file after the append"))?;
     match restored.strip_prefix(old.as_ref()) {
         Some(appended) if appended != content => Ok(Cow::Owned(appended.to_string())),
         Some(_) => Ok(Cow::Borrowed(content)),

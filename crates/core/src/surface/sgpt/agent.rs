@@ -9,7 +9,6 @@
 //! a cancellation kills.
 
 use std::cell::Cell;
-use std::process::Command;
 
 use serde_json::{Map, Value, json};
 
@@ -18,7 +17,7 @@ use super::output::{self, duration_text};
 use super::{Answer, Ctx};
 use crate::config::sgpt::{AgentConfig, expand};
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::ops::shell::{self, End, Job};
+use crate::ops::shell::{self, End, Job, Program};
 
 /// The most characters of the sub-agent's standard error shown with a failure.
 const STDERR_SHOWN: usize = 2_000;
@@ -79,8 +78,7 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
             "the configured sub-agent command is empty",
         ));
     };
-    let mut command = Command::new(program);
-    command
+    let command = Program::new(program)
         .args(rest)
         .current_dir(ctx.access.root())
         .env("FSGATE_AGENT_TITLE", values.title)

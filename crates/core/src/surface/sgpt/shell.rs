@@ -1,15 +1,13 @@
 //! exec_shell: a command under `sh -c` in the workspace, with the timeout, the process-group
 //! kill, cancellation and the output cap of [`crate::ops::shell`].
 
-use std::process::Command;
-
 use serde_json::{Map, Value, json};
 
 use super::input::Input;
 use super::output::{self, duration_text};
 use super::{Answer, Ctx};
 use crate::error::{Result, ToolError};
-use crate::ops::shell::{self, End, Job, Outcome};
+use crate::ops::shell::{self, End, Job, Outcome, Program};
 
 pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
     let input = Input::parse("exec_shell", args, &["command", "working_directory"])?;
@@ -18,10 +16,8 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
         Some(raw) if !raw.trim().is_empty() => directory(ctx, raw)?,
         _ => ctx.access.root().to_path_buf(),
     };
-    let mut sh = Command::new("sh");
-    sh.arg("-c").arg(&command).current_dir(&cwd);
     let job = Job {
-        command: sh,
+        command: Program::shell(&command).current_dir(&cwd),
         stdin: None,
         combine: true,
         timeout: ctx.config.shell_timeout,

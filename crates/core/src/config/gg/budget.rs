@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use toml::{Table, Value};
 
-use super::{Config, ConfigError, Problem, Validator, describe, join};
+use super::{GgConfig, Validator};
+use crate::config::{ConfigError, Problem, describe, join};
 use crate::ops::line_index::CountBudget;
 
 /// The params of read-file that set the budget.
@@ -62,10 +63,10 @@ fn whole(value: &Value) -> Option<u64> {
     }
 }
 
-impl Config {
-    /// Applies the environment's budget variables ([`ENV_BYTES`], [`ENV_MS`]) as `env` gives
-    /// them, over what the file said; a value that is not a whole number of 0 or more refuses,
-    /// naming every bad variable.
+impl GgConfig {
+    /// Applies the environment's budget variables (`FSGATE_COUNT_BUDGET_BYTES`,
+    /// `FSGATE_COUNT_BUDGET_MS`) as `env` gives them, over what the file said; a value that is
+    /// not a whole number of 0 or more refuses, naming every bad variable.
     pub fn apply_env(&mut self, env: &dyn Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
         let mut problems = Vec::new();
         for (var, what) in [(ENV_BYTES, BYTES_ARE), (ENV_MS, MS_ARE)] {
@@ -92,7 +93,7 @@ mod tests {
 
     #[test]
     fn the_budget_params_set_bytes_and_time_and_leave_the_defaults_otherwise() {
-        let config = Config::parse(
+        let config = GgConfig::parse(
             "[capabilities.read-file]\nparams = { lineCap = 9, countBudgetBytes = 0, \
              countBudgetMs = 1000 }\n",
             "t",
@@ -105,13 +106,13 @@ mod tests {
                 time: Some(Duration::from_secs(1))
             }
         );
-        let plain = Config::parse("[capabilities.read-file]\nparams = { lineCap = 9 }\n", "t");
+        let plain = GgConfig::parse("[capabilities.read-file]\nparams = { lineCap = 9 }\n", "t");
         assert_eq!(plain.unwrap().count_budget, CountBudget::default());
     }
 
     #[test]
     fn bad_budget_params_are_named_with_every_other_problem() {
-        let err = Config::parse(
+        let err = GgConfig::parse(
             "[capabilities.read-file]\nparams = { lineCap = 0, countBudgetBytes = -1, \
              countBudgetMs = \"1s\" }\n",
             "cfg.toml",
@@ -127,7 +128,7 @@ mod tests {
 
     #[test]
     fn the_environment_overrides_the_file_and_bad_values_refuse() {
-        let mut config = Config::parse(
+        let mut config = GgConfig::parse(
             "[capabilities.read-file]\nparams = { lineCap = 9, countBudgetMs = 5 }\n",
             "t",
         )

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fsgate_core::{Config, Content, Options, ToolOutput, Workspace};
+use fsgate_core::{Content, GgConfig, Options, ToolOutput, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -38,7 +38,7 @@ impl Fx {
     /// The configuration parsed from TOML `text`.
     pub fn config(text: &str) -> Fx {
         let config = parse(text);
-        Fx::with(|o| o.config = config)
+        Fx::with(|o| o.profile = config.into())
     }
 
     /// The working directory as the workspace knows it.
@@ -96,8 +96,8 @@ impl Fx {
     }
 }
 
-pub fn parse(text: &str) -> Config {
-    match Config::parse(text, "test.toml") {
+pub fn parse(text: &str) -> GgConfig {
+    match GgConfig::parse(text, "test.toml") {
         Ok(c) => c,
         Err(e) => panic!("configuration refused: {e}"),
     }

@@ -1,0 +1,103 @@
+//! Opening and reading: regular-file opens that never block on FIFOs, whole and partial reads
+//! of an open file, and directory listings.
+
+use std::fs::File;
+use std::io;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+use super::Place;
+use super::meta::{DirEntry, EntryKind, Meta, check_regular, metadata};
+
+/// Opens a regular file for reading. Directories fail with `IsADirectory`; FIFOs, sockets and
+/// devices fail with `InvalidInput` before they are opened, so a read never blocks on them.
+pub fn open_regular(place: Place<'_>) -> io::Result<(File, Meta)> {
+    check_regular(&metadata(place)?)?;
+    let file = match place {
+        Place::Ambient(p) => File::open(p)?,
+        Place::Beneath(dir, rel) => dir.open(Place::rel(rel))?.into_std(),
+    };
+    let meta = Meta::from(file.metadata()?);
+    check_regular(&meta)?;
+    Ok((file, meta))
+}
+
+/// Reads the whole regular file at `place` into memory.
+pub fn read_all(place: Place<'_>) -> io::Result<(Vec<u8>, Meta)> {
+    let (file, meta) = open_regular(place)?;
+    let buf = read_open(file, &meta)?;
+    Ok((buf, meta))
+}
+
+/// Reads `file` into `buf` until it is full or the file ends; how many bytes were read. A
+/// regular file reads short only at its end, so a short read ends it too: one `read` for a
+/// file that fits.
+pub fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match io::Read::read(file, &mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                // A short read of a regular file is its end.
+                if filled < buf.len() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads the rest of `file`, opened by [`open_regular`] with `meta`.
+pub fn read_open(file: File, meta: &Meta) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
+    // Through `take`, so the reading does not stat the file again for a size it already has;
+    // a file that grew since is still read to its end.
+    io::Read::read_to_end(&mut io::Read::take(file, u64::MAX), &mut buf)?;
+    Ok(buf)
+}
+
+/// The entries of the directory at `place`, in the order the filesystem gives them.
+pub fn read_dir(place: Place<'_>) -> io::Result<Vec<DirEntry>> {
+    let dir = open_dir(place)?;
+    let mut out = Vec::new();
+    for entry in dir.entries()? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let file_type = entry.file_type()?;
+        let kind = if file_type.is_symlink() {
+            EntryKind::Symlink {
+                target: dir.read_link_contents(&name).unwrap_or_default(),
+            }
+        } else if file_type.is_dir() {
+            EntryKind::Dir
+        } else if file_type.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        };
+        let meta = dir.symlink_metadata(&name).ok().map(Meta::from);
+        out.push(DirEntry { name, kind, meta });
+    }
+    Ok(out)
+}
+
+pub(in crate::access) fn open_dir(place: Place<'_>) -> io::Result<Dir> {
+    match place {
+        Place::Ambient(p) => Dir::open_ambient_dir(p, ambient_authority()),
+        Place::Beneath(dir, rel) => dir.open_dir(Place::rel(rel)),
+    }
+}
+
+/// Opens a file found by a walk for reading, without the checks of [`open_regular`] (the walk
+/// already knows it is a regular file).
+pub fn open_walked(place: Place<'_>) -> io::Result<File> {
+    match place {
+        Place::Ambient(p) => File::open(p),
+        Place::Beneath(dir, rel) => Ok(dir.open(Place::rel(rel))?.into_std()),
+    }
+}
