@@ -21,6 +21,7 @@ pub mod listings;
 pub mod pending;
 mod permission;
 pub mod secrets;
+pub mod walk;
 pub mod walkdir;
 
 use std::path::{Component, Path, PathBuf};

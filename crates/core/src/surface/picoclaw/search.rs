@@ -53,7 +53,7 @@ use super::super::args::Args;
 use super::Call;
 use super::policy::{Op, protected};
 use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
-use crate::access::listings::WalkedFile;
+use crate::access::walk::WalkedFile;
 use crate::access::walkdir::{OpenDir, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
