@@ -5,3 +5,4 @@
 pub mod by_name;
 pub mod counted;
 pub mod lines;
+pub mod pages;
