@@ -3,7 +3,6 @@
 
 pub mod artifacts;
 pub mod edit;
-pub mod find;
 pub mod image;
 pub mod line_index;
 pub mod list;

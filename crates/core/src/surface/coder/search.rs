@@ -25,7 +25,7 @@ use super::Ctx;
 use super::wire::{ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput, SkippedInfo};
 use crate::access::walkdir::Skipped;
 use crate::error::{Result, ToolError};
-use crate::ops::find::{FindOptions, Finder};
+use crate::ops::scan::sinks::matches::{FindOptions, Finder};
 
 /// The most context lines on either side of a match.
 const MAX_CONTEXT_LINES: u32 = 10;

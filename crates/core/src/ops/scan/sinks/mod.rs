@@ -5,4 +5,5 @@
 pub mod by_name;
 pub mod counted;
 pub mod lines;
+pub mod matches;
 pub mod pages;
