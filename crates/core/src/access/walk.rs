@@ -505,9 +505,10 @@ impl Walk<'_> {
             (None, Some(parent)) => parent.subdir(name),
             (None, None) => self.access.open_walked_dir(&path),
         };
+        // A followed link's folder is spelled as its target is, failures included.
         let dir = match opened {
             Ok(dir) => dir,
-            Err(e) => return Some(Passed::Folder(path, e)),
+            Err(e) => return Some(Passed::Folder(target.map_or(path, |t| t.path.clone()), e)),
         };
         let listed = match &mut self.source {
             Source::Kept(kept) => kept.listing(&rel, &dir),
@@ -516,7 +517,7 @@ impl Walk<'_> {
         let listing = match listed {
             Ok(Some(listing)) => listing,
             Ok(None) => return None,
-            Err(e) => return Some(Passed::Folder(path, e)),
+            Err(e) => return Some(Passed::Folder(target.map_or(path, |t| t.path.clone()), e)),
         };
         // Past the budget the shallowest folder lets go of its handle (once no file of it is
         // in flight, the budget has room): a deep chain of folders keeps opening each from its

@@ -6,7 +6,6 @@ pub mod edit;
 pub mod image;
 pub mod line_index;
 pub mod list;
-pub mod lore;
 pub mod notebook;
 pub(crate) mod ordered;
 pub mod patch;

@@ -5,5 +5,6 @@
 pub mod by_name;
 pub mod counted;
 pub mod lines;
+pub mod lore;
 pub mod matches;
 pub mod pages;
