@@ -1,5 +1,6 @@
 //! search: file contents and/or root-relative file paths under a folder (or in one file), on the
-//! walk-and-match engine of [`crate::ops::find`], which documents the matching rules.
+//! walk-and-match engine of [`crate::ops::scan::sinks::matches`], which documents the matching
+//! rules.
 //!
 //! Where the coder worker's description is silent:
 //! - `query` must not be empty, and at least one of `search_content` / `search_paths` must be

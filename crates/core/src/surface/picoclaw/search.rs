@@ -26,13 +26,13 @@
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
 //! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
-//! results); a path given explicitly is searched even when it or its ancestors are ignored. A
-//! folder is walked on handles where it can be (`Access::listed_walk`): each folder opened from
-//! its parent's handle and each file from its folder's, without following a link, so nothing
-//! swapped into the tree meanwhile (in the workspace or a granted folder) leads names or
-//! contents out of it; a file named as `path` is opened without following a link at its last
-//! component. Files are streamed line by line; a line is kept up to 1 MiB (longer
-//! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
+//! results); a path given explicitly is searched even when it or its ancestors are ignored. The
+//! search is the engine's pages search ([`crate::ops::scan::sinks::pages`]) on the one walker:
+//! each folder opened from its parent's handle and each file from its folder's, without
+//! following a link, so nothing swapped into the tree meanwhile (in the workspace or a granted
+//! folder) leads names or contents out of it; a file named as `path` is opened without following
+//! a link at its last component. Files are read by the shared scanner on a worker per core and
+//! taken back in path order; a line is kept up to 1 MiB (longer lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it, unless the file starts with a UTF-16 or UTF-32 byte-order mark: such a file is text, and
 //! its decoded text is searched (lines as line-mode read_file numbers them, texts as edit_file
 //! finds them); other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
