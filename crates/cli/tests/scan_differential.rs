@@ -126,10 +126,10 @@ fn skip_counts(text: &str) -> std::collections::BTreeMap<String, u64> {
     counts
 }
 
-/// Whether `after` differs from `before` only in saying it passed over less: a search that
-/// stops once its answer is complete now counts only what it passed over on the way to that
-/// answer, where the baseline also counted what its walk had run ahead to (which varied from
-/// run to run). Everything else must be equal.
+/// Whether `after` differs from `before` only in saying it passed over less: gg's and coder's
+/// searches stop once their answer is complete but count all their walk met, and the walk runs
+/// ahead of the answer by a way that varies from run to run (in the baseline as in this build).
+/// Everything else must be equal.
 fn says_less_passed_over(before: &(Option<i32>, String), after: &(Option<i32>, String)) -> bool {
     if before.0 != after.0 || without_skips(&before.1) != without_skips(&after.1) {
         return false;
@@ -864,6 +864,14 @@ fn compare(old: &Path, ws: &Path, state: &Path, cases: &[Case], as_user: bool) -
         }
         if says_less_passed_over(&before, &after) {
             fewer += 1;
+            eprintln!(
+                "passed over less: {} {} {} {:?} -> {:?}",
+                case.profile,
+                case.tool,
+                case.args,
+                skip_counts(&before.1),
+                skip_counts(&after.1)
+            );
             continue;
         }
         // Up to five more runs of the baseline tell whether its own answer varies.

@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder, WalkParallel};
+use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder};
 
 use self::rules::{JailRules, Kinds};
 use super::Access;
@@ -399,21 +399,6 @@ impl Access {
             skips: Arc::clone(skips),
             links,
         }
-    }
-
-    /// The walk of [`Access::walk_with`] run by a pool of threads (one per core), entries in
-    /// no particular order: for callers that order the result themselves. The ignore files it
-    /// does not read are told to `skips`; its failures come to the caller's visitor.
-    pub fn walk_parallel_with(
-        &self,
-        root: &Path,
-        max_depth: Option<usize>,
-        files: &IgnoreFiles,
-        skips: &Arc<Skips>,
-    ) -> WalkParallel {
-        let mut builder = self.builder_for(root, max_depth, files, skips);
-        builder.threads(0);
-        builder.build_parallel()
     }
 
     /// The builder behind [`Access::walk_with`], before its order is chosen: the crate reads

@@ -33,9 +33,10 @@
 //! loops among those its pattern matches), or, in a library, followed beneath the roots.
 //!
 //! **What it passes over** comes in the walk's own order, between the files ([`Step::Passed`]):
-//! a search counts only what it passed over on the way to its answer, so a search that stops
-//! early says the same whatever its workers did meanwhile. Ignore files a confined walk could
-//! not read are told to the walk's [`Skips`] once each, as they are met.
+//! a search may count it as the walk meets it (gg's, coder's: all the walk met, also ahead of
+//! a complete answer), or take it in order with its answer (picoclaw's pages count only what
+//! lay on the way to the page, sgpt's warnings keep their place among the files'). Ignore files
+//! a confined walk could not read are told to the walk's [`Skips`] once each, as they are met.
 //!
 //! Cancellation and progress belong to the search that drives the walk (`ops::scan`): a walk is
 //! an iterator, and reads nothing beyond what is asked of it.

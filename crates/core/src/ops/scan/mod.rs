@@ -9,8 +9,9 @@
 //!   [`Scanner`] under a [`TextRule`] (where a NUL byte makes it binary, which encodings are
 //!   decoded, whole or a block of lines at a time, how long a line may be) and matches it;
 //! - a **sink** ([`Sink`]): it takes each file's findings back in path order, with what the
-//!   walk passed over on the way, and says when the answer is complete, which stops the walk
-//!   and the workers;
+//!   walk passed over on the way (or that is counted as the walk meets it, see
+//!   [`counting_ahead`]), and says when the answer is complete, which stops the walk and the
+//!   workers;
 //! - a **renderer**, in the profile's surface, which words the sink's answer.
 //!
 //! The sinks ([`sinks`]): [`sinks::lines`] (the first matching lines: gg's `search`),
@@ -24,11 +25,12 @@
 pub mod scanner;
 pub mod sinks;
 
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use super::ordered::{self, Ended};
 use crate::access::walk::{Passed, Step, WalkedFile};
+use crate::access::walkdir::Skips;
 
 pub(crate) use self::scanner::{Binary, Decode, Flow, Lines, Read, Scanner, TextRule};
 /// What a call carries (cancellation, progress), as the engine takes it.
@@ -66,6 +68,24 @@ enum Taken<F> {
     Passed(Passed),
     /// A link the walk yielded: passed over.
     Link,
+}
+
+/// `walk` with what it passes over counted in `skips` as the walk meets it, and left out of
+/// the steps the workers and the sink see. A search counting this way says all its walk met,
+/// also past the point where its answer was complete (the walk runs a bounded way ahead of the
+/// workers), as gg's and coder's searches always have; one that hands the steps to its sink
+/// instead counts only what lay on the way to its answer (picoclaw's pages, sgpt's warnings).
+pub(crate) fn counting_ahead<'w>(
+    walk: impl Iterator<Item = Step> + 'w,
+    skips: Arc<Skips>,
+) -> impl Iterator<Item = Step> + 'w {
+    walk.filter(move |step| match step {
+        Step::Passed(passed) => {
+            skips.count(passed);
+            false
+        }
+        _ => true,
+    })
 }
 
 /// Runs `search` over the files `walk` yields, on a worker per core, and hands the findings to

@@ -198,6 +198,8 @@ pub fn search(
     } else {
         Box::new(std::iter::once(access.walk_one(&target.path)))
     };
+    // What the walk passes over is counted as it meets it, as this search always has.
+    let walk = super::super::counting_ahead(walk, Arc::clone(&skips));
     let ended = super::super::run(walk, &search, &mut sink, ctx, "files scanned");
     if ended == Ended::Cancelled {
         return Err(ToolError::new(

@@ -260,6 +260,8 @@ impl Finder {
         let walk = access
             .walk(&target.path, options, &sink.skips)
             .map_err(|e| ToolError::from_io(&e, "search", &target.shown))?;
+        // What the walk passes over is counted as it meets it, as this search always has.
+        let walk = super::super::counting_ahead(walk, Arc::clone(&sink.skips));
         let ended = super::super::run(walk, &search, &mut sink, call, "files scanned");
         if ended == Ended::Cancelled {
             sink.run.found.truncated = true;
