@@ -251,8 +251,10 @@ impl Finder {
             }
             return Ok(sink.run.found);
         }
+        // Without globs every file is selected, and no path need be placed below its root.
+        let globbed = self.include.is_some() || self.exclude.is_some();
         let options = WalkOptions {
-            select: Some(&select),
+            select: globbed.then_some(&select as &dyn Fn(&Path) -> bool),
             ..WalkOptions::new(WalkRule::Noise {
                 exclude_noise: excludes,
             })
