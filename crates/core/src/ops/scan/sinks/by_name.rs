@@ -19,9 +19,9 @@ use std::time::{Duration, SystemTime};
 
 use globset::GlobBuilder;
 
-use super::super::CallContext;
+use super::super::{CallContext, FileSearch, Scanner, Sink};
 use crate::access::ignore::IgnoreFiles;
-use crate::access::walk::{LinkRule, Passed, Step, WalkOptions, WalkRule};
+use crate::access::walk::{LinkRule, Passed, Step, WalkOptions, WalkRule, WalkedFile};
 use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::{Result, ToolError};
@@ -96,38 +96,27 @@ pub fn glob(
         ..WalkOptions::new(WalkRule::Ignore(ignore.clone()))
     };
     let skips = Arc::new(Skips::default());
-    let mut hits = Vec::new();
+    let mut hits = Hits(Vec::new());
     match access.walk(root, walk_options, &skips) {
         Ok(walk) => {
-            for step in walk {
-                if ctx.is_cancelled() {
-                    break;
-                }
-                match step {
-                    Step::File(file) => {
-                        ctx.tick(1, "files walked");
-                        let modified = access
-                            .walked_meta(&file)
-                            .ok()
-                            .map_or(SystemTime::UNIX_EPOCH, |m| modified(m.stamp.mtime));
-                        hits.push(GlobHit {
-                            path: file.path(),
-                            modified,
-                        });
+            // Links are never followed: one the pattern matches that loops is said to be passed
+            // over. What the walk passes over is counted as it meets it (every entry is walked).
+            let walk = walk.filter(|step| match step {
+                Step::Link(path) => {
+                    if access.is_link_loop(path) {
+                        skips.symlink_loop();
                     }
-                    // Never followed; one the pattern matches that loops is said to be passed
-                    // over.
-                    Step::Link(path) => {
-                        if access.is_link_loop(&path) {
-                            skips.symlink_loop();
-                        }
-                    }
-                    Step::Passed(passed) => skips.count(&passed),
+                    false
                 }
-            }
+                _ => true,
+            });
+            let walk = super::super::counting_ahead(walk, Arc::clone(&skips));
+            // The files' times are asked by the workers, one per core.
+            super::super::run(walk, &Stat { access }, &mut hits, ctx, "files walked");
         }
         Err(e) => skips.count(&Passed::Folder(root.to_path_buf(), e)),
     }
+    let mut hits = hits.0;
     // Newest first, ties in path order (as `Path`'s comparison orders them: component by
     // component), through keys made once per hit rather than per comparison.
     hits.sort_by_cached_key(|h| (Reverse(h.modified), path_key(&h.path)));
@@ -135,6 +124,44 @@ pub fn glob(
         hits,
         skipped: skips.skipped(|p| access.display(p)),
     })
+}
+
+/// Asks a walked file's modification time.
+struct Stat<'a> {
+    access: &'a Access,
+}
+
+impl FileSearch for Stat<'_> {
+    type Tools = ();
+    type Found = GlobHit;
+
+    fn tools(&self) {}
+
+    fn search(&self, _: &mut (), _: &mut Scanner, file: WalkedFile) -> GlobHit {
+        let modified = self
+            .access
+            .walked_meta(&file)
+            .ok()
+            .map_or(SystemTime::UNIX_EPOCH, |m| modified(m.stamp.mtime));
+        GlobHit {
+            path: file.path(),
+            modified,
+        }
+    }
+}
+
+/// The matching files, in any order (they are sorted once all are known).
+struct Hits(Vec<GlobHit>);
+
+impl Sink<GlobHit> for Hits {
+    fn take(&mut self, hit: GlobHit) -> bool {
+        self.0.push(hit);
+        true
+    }
+
+    fn passed(&mut self, _: Passed) -> bool {
+        true
+    }
 }
 
 /// The time `(seconds, nanoseconds)` since the epoch.
