@@ -1,7 +1,7 @@
-//! Issue 4 items 3 and 5: the qwen profile's seven tools with spec 002's parameters, defaults
-//! and output texts (list_directory, read_file, glob, grep_search), its ignore files, media
-//! handling, and the MCP annotations that make clients ask exactly where spec 002 says
-//! "Confirmation: Yes".
+//! The qwen profile's seven tools with Qwen Code's parameters, defaults and output texts
+//! (list_directory, read_file, glob, grep_search), its ignore files, media handling, and the
+//! MCP annotations that make clients ask for confirmation exactly where Qwen Code's tools do
+//! (write_file, edit and notebook_edit).
 
 #![allow(
     clippy::unwrap_used,
