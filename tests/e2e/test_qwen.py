@@ -29,7 +29,7 @@ def failed(res) -> str:
     return res.text
 
 
-async def test_seven_tools_with_annotations_where_spec_002_asks_confirmation(ws):
+async def test_seven_tools_with_annotations_where_qwen_code_asks_confirmation(ws):
     async with qwen(ws) as c:
         tools = await c.tools()
     assert list(tools) == [

@@ -7,8 +7,8 @@
 
 use fsgate_core::CallContext;
 use fsgate_core::access::{Access, Jail, JailConfig};
-use fsgate_core::ops::find::{FindOptions, Finder};
-use fsgate_core::ops::search::{SearchOptions, SearchOutcome, search};
+use fsgate_core::ops::scan::sinks::lines::{SearchOptions, SearchOutcome, search};
+use fsgate_core::ops::scan::sinks::matches::{FindOptions, Finder};
 
 const FOLDERS: usize = 1500;
 

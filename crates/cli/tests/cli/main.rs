@@ -1,5 +1,6 @@
 //! The real `fsgate` binary: its commands, MCP over stdio, configuration and reloads, the
-//! console, message limits, line-count budgets and sessions.
+//! console, message limits, line-count budgets, sessions, and the searches compared with a
+//! baseline build.
 //!
 //! One test binary, one module per area (the modules keep the names the tests had as files).
 
@@ -17,4 +18,5 @@ mod console;
 mod count_budget;
 mod mcp_stdio;
 mod message_limits;
+mod scan_differential;
 mod stale_sessions;

@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder, WalkParallel};
+use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder};
 
 use self::rules::{JailRules, Kinds};
 use super::Access;
@@ -401,22 +401,8 @@ impl Access {
         }
     }
 
-    /// The walk of [`Access::walk_with`] run by a pool of threads (one per core), entries in
-    /// no particular order: for callers that order the result themselves. The ignore files it
-    /// does not read are told to `skips`; its failures come to the caller's visitor.
-    pub fn walk_parallel_with(
-        &self,
-        root: &Path,
-        max_depth: Option<usize>,
-        files: &IgnoreFiles,
-        skips: &Arc<Skips>,
-    ) -> WalkParallel {
-        let mut builder = self.builder_for(root, max_depth, files, skips);
-        builder.threads(0);
-        builder.build_parallel()
-    }
-
-    /// The builder behind [`Access::walk_with`], before its order is chosen.
+    /// The builder behind [`Access::walk_with`], before its order is chosen: the crate reads
+    /// the ignore files of an unconfined walk itself, and [`EntryRule`] says the rest.
     fn builder_for(
         &self,
         root: &Path,
@@ -424,93 +410,102 @@ impl Access {
         files: &IgnoreFiles,
         skips: &Arc<Skips>,
     ) -> WalkBuilder {
+        let (rule, files) = self.rule_parts(root, files, skips, false);
+        let mut builder = match self.jail() {
+            // The crate reads no ignore file: the rule is read through the jail.
+            Some(_) => builder_with(root, false, &IgnoreFiles::default()),
+            None => builder_with(root, rule.in_repo, &files),
+        };
+        builder.max_depth(max_depth);
+        let rule = Mutex::new(rule);
+        builder.filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            rule.lock()
+                .map_or(true, |mut r| !r.excludes(entry.path(), is_dir))
+        });
+        builder
+    }
+
+    /// The ignore rule a walk of `root` under `files` applies to each entry below `root`, for a
+    /// walker that lists folders itself: the same entries are left out as by the crate's walk
+    /// of [`Access::walk_with`]. Ignore files it does not read are told to `skips`.
+    pub(crate) fn entry_rule(
+        &self,
+        root: &Path,
+        files: &IgnoreFiles,
+        skips: &Arc<Skips>,
+    ) -> EntryRule {
+        self.rule_parts(root, files, skips, true).0
+    }
+
+    /// The rule of a walk of `root` under `files`, with the crate's own matcher of the ignore
+    /// files below `root` when `own` (else the crate's walk applies them), and the files that
+    /// count (none inside an artifact folder).
+    fn rule_parts(
+        &self,
+        root: &Path,
+        files: &IgnoreFiles,
+        skips: &Arc<Skips>,
+        own: bool,
+    ) -> (EntryRule, IgnoreFiles) {
         let artifacts = (!files.keep_artifacts).then(|| self.artifact_rule());
         // A root inside an artifact folder was named explicitly: walked in full, as there.
-        let bare = IgnoreFiles {
-            keep_artifacts: files.keep_artifacts,
-            ..IgnoreFiles::default()
-        };
         let files = if self.in_artifact_dir(root) {
-            &bare
+            IgnoreFiles {
+                keep_artifacts: files.keep_artifacts,
+                ..IgnoreFiles::default()
+            }
         } else {
-            files
+            files.clone()
         };
         let in_repo = in_repository(root) && !files.only_beneath;
         let beneath = self.relative_to_root(root).and_then(normalize);
-        let anchored = self.anchored_ignore(files, Some(skips));
+        let anchored = self.anchored_ignore(&files, Some(skips));
         let top = self.root().to_path_buf();
+        let mut rule = EntryRule {
+            in_repo,
+            artifacts,
+            own: None,
+            between: None,
+            jailed: None,
+            anchored,
+            root: root.to_path_buf(),
+            top: top.clone(),
+        };
         if let Some(jail) = self.jail() {
-            // The crate reads no ignore file: the rule is read through the jail.
-            let mut builder = builder_with(root, false, &bare);
-            builder.max_depth(max_depth);
             let from = if files.only_beneath {
                 Some(root.to_path_buf())
             } else if in_repo {
                 None
             } else if beneath.is_some() {
-                Some(top.clone())
+                Some(top)
             } else {
                 Some(root.to_path_buf())
             };
-            let rules = JailRules::new(jail, files.kinds(), from, Some(Arc::clone(skips)));
-            builder.filter_entry(move |entry| {
-                if entry.file_name() == GIT_DIR
-                    || artifacts
-                        .as_ref()
-                        .is_some_and(|a| is_artifact_entry(a, entry))
-                {
-                    return false;
-                }
-                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                if rules
-                    .as_ref()
-                    .is_some_and(|r| r.matched(entry.path(), is_dir))
-                {
-                    return false;
-                }
-                !anchored_match(anchored.as_ref(), &top, entry.path(), is_dir)
-            });
-            return builder;
+            rule.jailed = JailRules::new(jail, files.kinds(), from, Some(Arc::clone(skips)));
+            return (rule, files);
         }
-        let mut builder = builder_with(root, in_repo, files);
-        builder.max_depth(max_depth);
-        // As in sorted_walk: outside a repository, the ignore files between the working
-        // directory and a deeper root are asked through a matcher anchored at the former.
-        let between = match beneath {
+        if own {
+            rule.own = builder_with(root, in_repo, &files)
+                .build_matchers()
+                .into_iter()
+                .next();
+        }
+        // Outside a repository, the ignore files between the working directory and a deeper
+        // root are asked through a matcher anchored at the former (as in sorted_walk).
+        rule.between = match beneath {
             Some(rel) if !rel.as_os_str().is_empty() && !in_repo && !files.only_beneath => {
-                builder_with(self.root(), false, files)
+                builder_with(self.root(), false, &files)
                     .build_matchers()
                     .into_iter()
                     .next()
-                    .map(Mutex::new)
             }
             _ => None,
         };
-        builder.filter_entry(move |entry| {
-            if entry.file_name() == GIT_DIR
-                || artifacts
-                    .as_ref()
-                    .is_some_and(|a| is_artifact_entry(a, entry))
-            {
-                return false;
-            }
-            if between.is_none() && anchored.is_none() {
-                return true;
-            }
-            let Some(rel) = entry.path().strip_prefix(&top).ok().and_then(normalize) else {
-                return true;
-            };
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if let Some(Ok(mut m)) = between.as_ref().map(Mutex::lock)
-                && m.matched(&rel, is_dir).is_ignore()
-            {
-                return false;
-            }
-            !anchored
-                .as_ref()
-                .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
-        });
-        builder
+        (rule, files)
     }
 
     /// Whether `files` exclude `path` (or one of its ancestors) from walks that start at the
@@ -581,22 +576,64 @@ impl Access {
     }
 }
 
-/// Whether the anchored ignore files (rooted at `top`) exclude the walked entry at `path`.
-fn anchored_match(anchored: Option<&Gitignore>, top: &Path, path: &Path, is_dir: bool) -> bool {
-    let Some(g) = anchored else {
-        return false;
-    };
-    let Some(rel) = path.strip_prefix(top).ok().and_then(normalize) else {
-        return false;
-    };
-    g.matched_path_or_any_parents(&rel, is_dir).is_ignore()
+/// The ignore rule of one walk, asked entry by entry (see [`Access::entry_rule`]): `.git`
+/// (never entered), the artifact folders, and the ignore files, read through the jail in a
+/// confined workspace.
+#[derive(Debug)]
+pub(crate) struct EntryRule {
+    /// The walk's root lies in a repository whose ignore files above it count.
+    in_repo: bool,
+    /// The artifact folders, unless the walk keeps them.
+    artifacts: Option<ArtifactRule>,
+    /// The crate's matcher of the ignore files from the root down (unconfined, when asked).
+    own: Option<IncrementalIgnore>,
+    /// The crate's matcher of the ignore files between the working directory and a deeper
+    /// root, outside a repository (unconfined).
+    between: Option<IncrementalIgnore>,
+    /// The rule read through the jail (confined).
+    jailed: Option<JailRules>,
+    /// The ignore files read once, anchored at the working directory.
+    anchored: Option<Gitignore>,
+    /// The walk's root.
+    root: PathBuf,
+    /// The working directory.
+    top: PathBuf,
 }
 
-/// Whether a walk's `entry` below its root is an artifact folder.
-fn is_artifact_entry(rule: &ArtifactRule, entry: &ignore::DirEntry) -> bool {
-    entry.depth() > 0
-        && entry.file_type().is_some_and(|t| t.is_dir())
-        && rule.is_artifact(entry.path())
+impl EntryRule {
+    /// Whether the entry at `path` (below the walk's root, its folder not excluded) is left out.
+    pub(crate) fn excludes(&mut self, path: &Path, is_dir: bool) -> bool {
+        if path.file_name().is_some_and(|n| n == GIT_DIR)
+            || (is_dir && self.artifacts.as_ref().is_some_and(|a| a.is_artifact(path)))
+        {
+            return true;
+        }
+        if let Some(rules) = &self.jailed
+            && rules.matched(path, is_dir)
+        {
+            return true;
+        }
+        if let Some(own) = &mut self.own
+            && let Ok(rel) = path.strip_prefix(&self.root)
+            && own.matched(rel, is_dir).is_ignore()
+        {
+            return true;
+        }
+        if self.between.is_none() && self.anchored.is_none() {
+            return false;
+        }
+        let Some(rel) = path.strip_prefix(&self.top).ok().and_then(normalize) else {
+            return false;
+        };
+        if let Some(between) = &mut self.between
+            && between.matched(&rel, is_dir).is_ignore()
+        {
+            return true;
+        }
+        self.anchored
+            .as_ref()
+            .is_some_and(|g| g.matched_path_or_any_parents(&rel, is_dir).is_ignore())
+    }
 }
 
 /// Lexically removes `.` and resolves `..` inside a root-relative path; `None` when `..` would

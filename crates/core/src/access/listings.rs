@@ -32,13 +32,13 @@
 //! them were not read, so every walk that uses it says so. The listings of at most
 //! [`MAX_ENTRIES`] entries are kept; a walk that would keep more keeps nothing.
 //!
-//! What a walk passes over it counts (see `walkdir.rs`): folders it cannot open or list,
-//! symbolic links that loop (a listing keeps its links, which no walk follows, to tell), and
-//! non-accessible files.
+//! The walk itself is the one walker of `walk.rs`: these listings are where it takes a folder's
+//! entries from when it walks under gg's ignore rule (see [`super::walk`]). A listing keeps its
+//! links (which no walk follows), so the walk can tell which of them loop.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt as _;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -46,7 +46,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::Access;
 use super::fs::{self, Stamp};
 use super::ignore::{ArtifactRule, Matcher};
-use super::walkdir::{HandleBudget, HeldDir, NotRead, OpenDir, Skips, WalkKind};
+use super::walk::Listing;
+use super::walkdir::{OpenDir, Skips, WalkKind};
 
 /// How recent a change must be for its stamp not to be trusted by a later walk.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
@@ -54,11 +55,6 @@ const RACY_WINDOW: Duration = Duration::from_secs(2);
 /// hundred bytes more; a server that searched the whole kernel, 83,000 entries, holds about
 /// 7 MB more than one that did not).
 const MAX_ENTRIES: usize = 250_000;
-/// The most folder handles a walk holds at once, counting those of files handed on but not
-/// yet opened (fewer under a low descriptor limit, see [`HandleBudget`]); past it, folders are
-/// opened by path again as they are needed, so a tree of many folders of one file each cannot
-/// run the process out of file descriptors.
-const MAX_OPEN: usize = 128;
 /// The most folders whose compiled rules one matcher holds.
 const MATCHER_FOLDERS: usize = 2048;
 /// The ignore files read in every folder, by the walk's rule (see `ignore.rs`).
@@ -83,35 +79,12 @@ pub(crate) struct Listings {
     entries: usize,
 }
 
-/// One folder's entries kept by the ignore rule: files, folders and links (which no walk
-/// follows) only, in byte order of their names (so a depth-first walk is in path order).
-#[derive(Debug)]
-struct Listing {
+/// A kept listing's stamps: of its folder, and whether that stamp can be trusted later.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stamped {
     stamp: Stamp,
     /// The stamp was old enough when taken that a later change gives a different one.
     trusted: bool,
-    /// The entries' names, one after another.
-    names: Box<[u8]>,
-    /// Where each entry's name ends in `names`.
-    ends: Box<[u32]>,
-    /// What each entry is.
-    kinds: Box<[WalkKind]>,
-    /// The ignore files that would shape this listing but were not read (in this folder or
-    /// above it; a confined workspace's links leading out of the roots).
-    not_read: Box<[NotRead]>,
-}
-
-impl Listing {
-    /// Entry `i`: its name, and what it is.
-    fn entry(&self, i: usize) -> Option<(&OsStr, WalkKind)> {
-        let end = *self.ends.get(i)? as usize;
-        let start = match i {
-            0 => 0,
-            _ => self.ends[i - 1] as usize,
-        };
-        let name = OsStr::from_bytes(self.names.get(start..end)?);
-        Some((name, *self.kinds.get(i)?))
-    }
 }
 
 /// The stamps of the ignore files present in one folder.
@@ -127,92 +100,36 @@ struct Rules {
     linked: bool,
 }
 
-/// The walk of [`Access::listed_walk`]: the files under a folder in path order, as
-/// [`Access::sorted_walk`] yields them.
-pub struct ListedWalk<'a> {
+/// The listings one walk takes its folders from: taken out of the workspace when the walk
+/// starts, and put back for the next walk when it ends (unless something made them unsafe to
+/// keep).
+pub(crate) struct Kept<'a> {
     access: &'a Access,
     listings: Box<Listings>,
-    stack: Vec<Frame>,
     /// Whether the listings may be kept for the next walk.
     keep: bool,
     /// When this walk started, for the racy test.
     now: Duration,
     /// Folders this walk listed anew.
     listed_anew: usize,
-    /// The folder handles this walk holds (see [`Folder`]).
-    handles: HandleBudget,
     /// Folders filtered by the current matcher.
     matched: usize,
     /// The artifact folders, which no listing keeps.
     artifacts: ArtifactRule,
-    /// What this walk passed over.
+    /// Where the ignore files a listing was made without are told.
     skips: Arc<Skips>,
 }
 
-/// A folder being walked.
-struct Frame {
-    folder: Arc<Folder>,
-    /// The folder relative to the working directory.
-    rel: PathBuf,
-    /// The index in its listing of the next entry to walk.
-    next: usize,
-}
-
-/// A folder of a listed walk: its path, its listing and, while few are open, its handle, so
-/// that its files and subfolders are opened by name relative to it.
-pub struct Folder {
-    dir: Option<HeldDir>,
-    /// The folder as the walk spells it (under the walk's root).
-    path: PathBuf,
-    listing: Arc<Listing>,
-}
-
-/// A file found by a listed walk: an entry of its folder's listing.
-pub struct WalkedFile {
-    folder: Arc<Folder>,
-    index: usize,
-}
-
-impl WalkedFile {
-    /// The file's name.
-    pub fn name(&self) -> &OsStr {
-        self.folder
-            .listing
-            .entry(self.index)
-            .map_or(OsStr::new(""), |(name, _)| name)
-    }
-
-    /// The file's path, spelled under the walk's root.
-    pub fn path(&self) -> PathBuf {
-        self.folder.path.join(self.name())
-    }
-
-    /// Its folder's path.
-    pub fn folder_path(&self) -> &Path {
-        &self.folder.path
-    }
-
-    /// Its folder, open, unless too many folders were open when it was walked.
-    pub fn dir(&self) -> Option<&OpenDir> {
-        self.folder.dir.as_deref()
-    }
-}
-
 impl Access {
-    /// The regular files under the directory `root` (spelled as a resolved path is), in path
-    /// order, under the ignore rule of [`Access::sorted_walk`], with non-accessible paths and
-    /// artifact folders left out; folder listings are kept for the next call (see this
-    /// module). `None` when `root` is not a directory under the working directory that lies in
-    /// the same repository (or none) as it, or lies inside an artifact folder: walk those with
-    /// [`Access::sorted_walk`].
-    pub fn listed_walk(&self, root: &Path) -> Option<ListedWalk<'_>> {
-        self.counted_listed_walk(root, &Arc::default())
-    }
-
-    /// [`Access::listed_walk`], with what it passes over counted in `skips`: folders it cannot
-    /// open or list, symbolic links that loop, non-accessible files, and ignore files not
-    /// read.
-    pub fn counted_listed_walk(&self, root: &Path, skips: &Arc<Skips>) -> Option<ListedWalk<'_>> {
+    /// The kept listings for a walk of the directory `root` under gg's ignore rule, and `root`
+    /// relative to the working directory; `None` when `root` is not a directory under the
+    /// working directory that lies in the same repository (or none) as it, or lies inside an
+    /// artifact folder: such a walk lists its folders anew.
+    pub(crate) fn kept_listings(
+        &self,
+        root: &Path,
+        skips: &Arc<Skips>,
+    ) -> Option<(Kept<'_>, PathBuf)> {
         let rel = super::ignore::normalize(self.relative_to_root(root)?)?;
         if self.in_artifact_dir(root) {
             return None;
@@ -234,14 +151,12 @@ impl Access {
             *listings = Listings::default();
             listings.context = Some(context);
         }
-        let mut walk = ListedWalk {
+        let mut kept = Kept {
             access: self,
             listings,
-            stack: Vec::new(),
             keep,
             now,
             listed_anew: 0,
-            handles: HandleBudget::new(MAX_OPEN),
             matched: 0,
             artifacts: self.artifact_rule(),
             skips: Arc::clone(skips),
@@ -250,22 +165,13 @@ impl Access {
         let mut ancestors: Vec<&Path> = rel.ancestors().skip(1).collect();
         ancestors.reverse();
         for folder in ancestors {
-            let rules = walk.rules_now(folder);
-            if walk.listings.rules.get(folder).is_some_and(|r| *r != rules) {
-                walk.forget();
+            let rules = kept.rules_now(folder);
+            if kept.listings.rules.get(folder).is_some_and(|r| *r != rules) {
+                kept.forget();
             }
-            walk.listings.rules.insert(folder.to_path_buf(), rules);
+            kept.listings.rules.insert(folder.to_path_buf(), rules);
         }
-        let dir = self.open_walked_dir(root).ok()?;
-        let listing = walk.listing(&rel, &dir)?;
-        walk.tell_not_read(&listing);
-        let folder = walk.folder(dir, root.to_path_buf(), listing);
-        walk.stack.push(Frame {
-            folder,
-            rel,
-            next: 0,
-        });
-        Some(walk)
+        Some((kept, rel))
     }
 
     /// The ignore files of each folder above the working directory.
@@ -282,63 +188,56 @@ impl Access {
     }
 }
 
-impl ListedWalk<'_> {
+impl Kept<'_> {
     /// How many folders this walk has listed anew (the others' listings were kept).
-    pub fn listed_anew(&self) -> usize {
+    pub(crate) fn listed_anew(&self) -> usize {
         self.listed_anew
     }
 
-    /// Tells this walk's skips the ignore files `listing` was made without.
-    fn tell_not_read(&self, listing: &Listing) {
-        for file in &listing.not_read {
-            self.skips.ignore_file_not_read(&file.path, &file.why);
+    /// The listing of the folder `rel`, open as `dir`: the kept one when its stamps are
+    /// unchanged, else a new one (`Ok(None)`: not a folder, or no rule to list it by). The
+    /// ignore files it was made without are told to the walk's skips.
+    pub(crate) fn listing(
+        &mut self,
+        rel: &Path,
+        dir: &OpenDir,
+    ) -> io::Result<Option<Arc<Listing>>> {
+        let listing = self.listing_of(rel, dir)?;
+        if let Some(listing) = &listing {
+            for file in listing.not_read() {
+                self.skips.ignore_file_not_read(&file.path, &file.why);
+            }
         }
+        Ok(listing)
     }
 
-    /// The listing of the folder `rel`, open as `dir`: the kept one when its stamps are
-    /// unchanged, else a new one. `None` when it cannot be listed.
-    fn listing(&mut self, rel: &Path, dir: &OpenDir) -> Option<Arc<Listing>> {
-        let meta = match dir.meta() {
-            Ok(meta) => meta,
-            Err(e) => {
-                self.skips.folder_failed(&e);
-                return None;
-            }
-        };
+    fn listing_of(&mut self, rel: &Path, dir: &OpenDir) -> io::Result<Option<Arc<Listing>>> {
+        let meta = dir.meta()?;
         if !meta.is_dir {
-            return None;
+            return Ok(None);
         }
         if let Some(kept) = self.listings.listed.get(rel).cloned()
-            && kept.trusted
-            && kept.stamp == meta.stamp
+            && kept
+                .stamped()
+                .is_some_and(|s| s.trusted && s.stamp == meta.stamp)
         {
             match self.listings.rules.get(rel) {
-                Some(rules) if rules_unchanged(rules, dir) => return Some(kept),
+                Some(rules) if rules_unchanged(rules, dir) => return Ok(Some(kept)),
                 _ => self.forget(),
             }
         }
         self.list(rel, dir, meta.stamp)
     }
 
-    /// A folder for the frame of `path`, holding its handle while few are held.
-    fn folder(&self, dir: OpenDir, path: PathBuf, listing: Arc<Listing>) -> Arc<Folder> {
-        Arc::new(Folder {
-            dir: self.handles.hold(dir).ok(),
-            path,
-            listing,
-        })
-    }
-
     /// Lists the folder `rel` anew and applies the ignore rule to its entries.
-    fn list(&mut self, rel: &Path, dir: &OpenDir, stamp: Stamp) -> Option<Arc<Listing>> {
+    fn list(
+        &mut self,
+        rel: &Path,
+        dir: &OpenDir,
+        stamp: Stamp,
+    ) -> io::Result<Option<Arc<Listing>>> {
         self.listed_anew += 1;
-        let entries = match dir.sorted_kinds() {
-            Ok(entries) => entries,
-            Err(e) => {
-                self.skips.folder_failed(&e);
-                return None;
-            }
-        };
+        let entries = dir.sorted_kinds()?;
         let has = |name: &str| {
             entries
                 .binary_search_by(|(n, _)| n.as_encoded_bytes().cmp(name.as_bytes()))
@@ -392,42 +291,43 @@ impl ListedWalk<'_> {
             self.matched = 1;
             self.listings.matcher = None;
         }
+        let Some(in_repo) = self.listings.context.as_ref().map(|c| c.1) else {
+            return Ok(None);
+        };
         let matcher = match &mut self.listings.matcher {
             Some(m) => m,
-            slot => slot.insert(self.access.matcher(self.listings.context.as_ref()?.1)?),
+            slot => match self.access.matcher(in_repo) {
+                Some(m) => slot.insert(m),
+                None => return Ok(None),
+            },
         };
         let top = self.access.root();
-        let (mut names, mut ends, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
-        for (name, kind) in entries {
-            if kind == WalkKind::Other || name == GIT_DIR {
-                continue;
+        let artifacts = &self.artifacts;
+        let listing = Listing::new(entries.into_iter().filter(|(name, kind)| {
+            if *kind == WalkKind::Other || name == GIT_DIR {
+                return false;
             }
-            let is_dir = kind == WalkKind::Dir;
-            if is_dir && self.artifacts.is_artifact_child(rel, &name) {
-                continue;
+            let is_dir = *kind == WalkKind::Dir;
+            if is_dir && artifacts.is_artifact_child(rel, name) {
+                return false;
             }
-            if matcher.entry_ignored(top, &rel.join(&name), is_dir) {
-                continue;
-            }
-            names.extend_from_slice(name.as_bytes());
-            ends.push(u32::try_from(names.len()).ok()?);
-            kinds.push(kind);
-        }
+            !matcher.entry_ignored(top, &rel.join(name), is_dir)
+        }));
         let not_read = matcher.not_read_along(&top.join(rel));
-        let listing = Arc::new(Listing {
+        let Some(listing) = listing else {
+            return Ok(None);
+        };
+        let stamped = Stamped {
             stamp,
             trusted: !is_racy(&stamp, self.now),
-            names: names.into_boxed_slice(),
-            ends: ends.into_boxed_slice(),
-            kinds: kinds.into_boxed_slice(),
-            not_read: not_read.into_boxed_slice(),
-        });
+        };
+        let listing = Arc::new(listing.kept(stamped, not_read));
         if self.keep
             && let Some(old) = self.listings.listed.remove(rel)
         {
-            self.listings.entries -= old.ends.len();
+            self.listings.entries -= old.len();
         }
-        self.listings.entries += listing.ends.len();
+        self.listings.entries += listing.len();
         if self.keep && self.listings.entries > MAX_ENTRIES {
             // Too many to keep: drop what is kept now rather than at the walk's end.
             self.keep = false;
@@ -442,11 +342,11 @@ impl ListedWalk<'_> {
                 .listed
                 .insert(rel.to_path_buf(), listing.clone());
         }
-        Some(listing)
+        Ok(Some(listing))
     }
 
     /// The ignore files of the folder `rel` as they are now (every name stat'ed, as
-    /// [`ListedWalk::list`] stats them). A folder that cannot be opened keeps nothing.
+    /// [`Kept::list`] stats them). A folder that cannot be opened keeps nothing.
     fn rules_now(&mut self, rel: &Path) -> Rules {
         let Ok(dir) = self.access.open_walked_dir(&self.access.root().join(rel)) else {
             self.keep = false;
@@ -465,65 +365,7 @@ impl ListedWalk<'_> {
     }
 }
 
-impl Iterator for ListedWalk<'_> {
-    type Item = WalkedFile;
-
-    fn next(&mut self) -> Option<WalkedFile> {
-        loop {
-            let frame = self.stack.last_mut()?;
-            let index = frame.next;
-            let Some((name, kind)) = frame.folder.listing.entry(index) else {
-                self.stack.pop();
-                continue;
-            };
-            frame.next += 1;
-            if kind == WalkKind::Link {
-                // Never followed; one that loops is said to be passed over.
-                if self.access.is_link_loop(&frame.folder.path.join(name)) {
-                    self.skips.symlink_loop();
-                }
-                continue;
-            }
-            if kind == WalkKind::Dir {
-                let path = frame.folder.path.join(name);
-                let rel = frame.rel.join(name);
-                // One component, no link followed: the folder found by the listing or none.
-                let dir = match &frame.folder.dir {
-                    Some(parent) => parent.subdir(name),
-                    None => self.access.open_walked_dir(&path),
-                };
-                let dir = match dir {
-                    Ok(dir) => dir,
-                    Err(e) => {
-                        self.skips.folder_failed(&e);
-                        continue;
-                    }
-                };
-                if let Some(listing) = self.listing(&rel, &dir) {
-                    self.tell_not_read(&listing);
-                    let folder = self.folder(dir, path, listing);
-                    self.stack.push(Frame {
-                        folder,
-                        rel,
-                        next: 0,
-                    });
-                }
-                continue;
-            }
-            let file = WalkedFile {
-                folder: frame.folder.clone(),
-                index,
-            };
-            if self.access.has_secrets() && self.access.is_secret_path(&file.path()) {
-                self.skips.non_accessible();
-                continue;
-            }
-            return Some(file);
-        }
-    }
-}
-
-impl Drop for ListedWalk<'_> {
+impl Drop for Kept<'_> {
     fn drop(&mut self) {
         if !self.keep {
             return;

@@ -3,18 +3,15 @@
 
 pub mod artifacts;
 pub mod edit;
-pub mod find;
-pub mod glob;
 pub mod image;
 pub mod line_index;
 pub mod list;
-pub mod lore;
 pub mod notebook;
-mod ordered;
+pub(crate) mod ordered;
 pub mod patch;
 pub mod read;
 pub mod replace;
-pub mod search;
+pub mod scan;
 pub mod shell;
 pub mod syntax;
 pub mod tree;

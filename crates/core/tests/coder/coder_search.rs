@@ -1,4 +1,4 @@
-//! coder search: literal and regex queries per line, columns, context
+//! coder's search (coder::search): literal and regex queries per line, columns, context
 //! lines, line cuts, path matches, globs, default excludes, secrets, size and binary skips, caps
 //! and the byte budget, path scoping, base_dir, and the exact response shape.
 

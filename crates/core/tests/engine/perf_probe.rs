@@ -73,16 +73,18 @@ fn probe_search_and_walk_of_a_tree() {
     let target = access.resolve(".").unwrap();
     let ctx = fsgate_core::CallContext::default();
     for limit in [50usize, usize::MAX] {
-        let options = fsgate_core::ops::search::SearchOptions {
+        let options = fsgate_core::ops::scan::sinks::lines::SearchOptions {
             limit,
             ..Default::default()
         };
         for _ in 0..3 {
             let t0 = Instant::now();
-            let out =
-                fsgate_core::ops::search::search(&access, &target, &query, &options, &ctx).unwrap();
+            let out = fsgate_core::ops::scan::sinks::lines::search(
+                &access, &target, &query, &options, &ctx,
+            )
+            .unwrap();
             let n = match out {
-                fsgate_core::ops::search::SearchOutcome::Matches(m, _) => m.len(),
+                fsgate_core::ops::scan::sinks::lines::SearchOutcome::Matches(m, _) => m.len(),
                 _ => 0,
             };
             println!("search limit {limit}: {n} matches in {:?}", t0.elapsed());

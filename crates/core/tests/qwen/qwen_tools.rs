@@ -1,7 +1,7 @@
-//! The qwen profile's seven tools with Qwen Code's parameters, defaults
-//! and output texts (list_directory, read_file, glob, grep_search), its ignore files, media
-//! handling, and the MCP annotations that make clients ask exactly where Qwen Code says
-//! "Confirmation: Yes".
+//! The qwen profile's seven tools with Qwen Code's parameters, defaults and output texts
+//! (list_directory, read_file, glob, grep_search), its ignore files, media handling, and the
+//! MCP annotations that make clients ask for confirmation exactly where Qwen Code's tools do
+//! (write_file, edit and notebook_edit).
 
 #![allow(
     clippy::unwrap_used,
@@ -37,7 +37,7 @@ fn set_mtime(fx: &Qx, rel: &str, secs_ago: u64) {
 }
 
 #[test]
-fn the_seven_tools_in_order_with_confirmation_where_spec_002_asks() {
+fn the_seven_tools_in_order_with_confirmation_where_qwen_code_asks() {
     let fx = Qx::new();
     let tools = fx.ws.tools();
     let names: Vec<&str> = tools.iter().map(|t| t.name).collect();

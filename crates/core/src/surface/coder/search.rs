@@ -1,5 +1,6 @@
 //! search: file contents and/or root-relative file paths under a folder (or in one file), on the
-//! walk-and-match engine of [`crate::ops::find`], which documents the matching rules.
+//! walk-and-match engine of [`crate::ops::scan::sinks::matches`], which documents the matching
+//! rules.
 //!
 //! Where the coder worker's description is silent:
 //! - `query` must not be empty, and at least one of `search_content` / `search_paths` must be
@@ -25,7 +26,7 @@ use super::Ctx;
 use super::wire::{ContentMatch, LongLineMatch, PathMatch, SearchInput, SearchOutput, SkippedInfo};
 use crate::access::walkdir::Skipped;
 use crate::error::{Result, ToolError};
-use crate::ops::find::{FindOptions, Finder};
+use crate::ops::scan::sinks::matches::{FindOptions, Finder};
 
 /// The most context lines on either side of a match.
 const MAX_CONTEXT_LINES: u32 = 10;

@@ -203,11 +203,12 @@ impl Gg {
                 };
                 let given = args.opt_str("path")?;
                 let target = access.resolve_or_root(given)?;
-                let options = ops::search::SearchOptions {
+                let options = ops::scan::sinks::lines::SearchOptions {
                     limit: limit as usize,
                     ..Default::default()
                 };
-                let outcome = ops::search::search(access, &target, query, &options, ctx)?;
+                let outcome =
+                    ops::scan::sinks::lines::search(access, &target, query, &options, ctx)?;
                 Ok(ToolOutput::text(search::render(query, given, outcome)))
             }
             _ => Err(ToolError::invalid(format!("{tool} is not a gg tool"))),

@@ -4,7 +4,7 @@
 //! what: `[skipped: 1 unreadable folder, 2 symlink loops]`.
 
 use crate::access::walkdir::Skipped;
-use crate::ops::search::SearchOutcome;
+use crate::ops::scan::sinks::lines::SearchOutcome;
 
 pub(super) fn render(query: &str, path: Option<&str>, outcome: SearchOutcome) -> String {
     let (matches, skipped) = match outcome {

@@ -26,23 +26,20 @@
 //! **Scanning.** Directory walks honour `.gitignore`/`.ignore` (nested, negations, `.ignore`
 //! over `.gitignore`, deeper over shallower) and skip `.git`, protected credential paths and
 //! the artifact folders (`.picoclaw/tool-results`, `.fsgate/artifacts`: stale copies of
-//! results); a path given explicitly is searched even when it or its ancestors are ignored. A
-//! folder is walked on handles where it can be (`Access::listed_walk`): each folder opened from
-//! its parent's handle and each file from its folder's, without following a link, so nothing
-//! swapped into the tree meanwhile (in the workspace or a granted folder) leads names or
-//! contents out of it; a file named as `path` is opened without following a link at its last
-//! component. Files are streamed line by line; a line is kept up to 1 MiB (longer
-//! lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
+//! results); a path given explicitly is searched even when it or its ancestors are ignored. The
+//! search is the engine's pages search ([`crate::ops::scan::sinks::pages`]) on the one walker:
+//! each folder opened from its parent's handle and each file from its folder's, without
+//! following a link, so nothing swapped into the tree meanwhile (in the workspace or a granted
+//! folder) leads names or contents out of it; a file named as `path` is opened without following
+//! a link at its last component. Files are read by the shared scanner on a worker per core and
+//! taken back in path order; a line is kept up to 1 MiB (longer lines are cut before matching). A NUL byte in a file's first 8 KiB marks it binary and skips
 //! it, unless the file starts with a UTF-16 or UTF-32 byte-order mark: such a file is text, and
 //! its decoded text is searched (lines as line-mode read_file numbers them, texts as edit_file
 //! finds them); other encodings are scanned as bytes (matching is on UTF-8). Content searches are bounded
 //! by a scan budget of 5,000 files and 64 MiB: a file that no longer fits the remaining bytes is
 //! skipped and the walk goes on; reaching the file count stops the walk.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
 use regex::bytes::Regex as BytesRegex;
@@ -52,13 +49,11 @@ use super::super::ToolOutput;
 use super::super::args::Args;
 use super::Call;
 use super::policy::{Op, protected};
-use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
-use crate::access::listings::WalkedFile;
-use crate::access::walkdir::{OpenDir, Skips};
-use crate::access::{Access, Resolved};
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::access::Access;
+use crate::error::{Result, ToolError};
 use crate::ops::artifacts;
-use crate::text::{encoding, lines, redact};
+use crate::ops::scan::sinks::pages::{self, Item, MAX_BYTES, MAX_FILES, Page, Scan};
+use crate::text::{lines, redact};
 
 /// Results of a call that names no limit.
 pub const DEFAULT_LIMIT: u64 = 50;
@@ -66,16 +61,6 @@ pub const DEFAULT_LIMIT: u64 = 50;
 pub const MAX_LIMIT: u64 = 200;
 /// The most context lines around a match.
 pub const MAX_CONTEXT: u64 = 20;
-/// The most lines of one context block.
-const BLOCK_LINES: u64 = 50;
-/// The scan budget: files...
-const MAX_FILES: usize = 5_000;
-/// ...and bytes of file content.
-const MAX_BYTES: u64 = 64 * 1024 * 1024;
-/// The longest line kept (and matched).
-const LINE_CAP: usize = 1024 * 1024;
-/// How much of a file decides whether it is binary.
-const SNIFF: usize = 8 * 1024;
 /// The most bytes of a result line's text.
 const OUT_LINE_BYTES: usize = 240;
 const ELLIPSIS: &str = "…";
@@ -163,83 +148,6 @@ impl NamePattern {
     }
 }
 
-/// One result.
-enum Item {
-    /// A matching line or a context block: (line number, text, whether it matched).
-    Lines {
-        path: String,
-        lines: Vec<(u64, Vec<u8>, bool)>,
-    },
-    File {
-        path: String,
-    },
-    Count {
-        path: String,
-        count: u64,
-    },
-}
-
-/// The page being filled.
-struct Page {
-    offset: usize,
-    limit: usize,
-    seen: usize,
-    items: Vec<Item>,
-    more: bool,
-}
-
-impl Page {
-    /// Takes a result; `false` once the page is full and one more result was seen.
-    fn push(&mut self, item: Item) -> bool {
-        if self.seen >= self.offset + self.limit {
-            self.more = true;
-            return false;
-        }
-        if self.seen >= self.offset {
-            self.items.push(item);
-        }
-        self.seen += 1;
-        true
-    }
-}
-
-#[derive(Default)]
-struct Scan {
-    files: usize,
-    bytes: u64,
-    binary: usize,
-    over_budget: usize,
-    unreadable: usize,
-    files_exhausted: bool,
-}
-
-impl Scan {
-    fn skipped(&self) -> usize {
-        self.binary + self.over_budget + self.unreadable
-    }
-}
-
-/// A candidate file: its path, shown path, path relative to the search root, size, mtime, and
-/// how it is opened.
-struct Candidate {
-    path: PathBuf,
-    shown: String,
-    rel: String,
-    len: u64,
-    mtime: i64,
-    open: Open,
-}
-
-/// How a candidate file is opened.
-enum Open {
-    /// Found by a walk on folder handles: from its folder's handle, without following a link.
-    Listed(WalkedFile),
-    /// Found by a walk by path: beneath the access layer's root.
-    Walked,
-    /// The file named by `path`: its last component without following a link.
-    Named(Resolved),
-}
-
 pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     let args = Args::parse(
         "search_files",
@@ -303,7 +211,6 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
     };
     let located = call.pico.policy.locate(call.ws, raw, Op::Read)?;
     let access: &Access = &located.access;
-    let root = located.resolved.path.clone();
     let meta = access.metadata(&located.resolved).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ToolError::not_found(format!(
@@ -314,169 +221,59 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             ToolError::from_io(&e, "search", raw)
         }
     })?;
-    let mut page = Page {
-        offset: usize::try_from(offset).unwrap_or(usize::MAX),
-        limit: usize::try_from(limit).unwrap_or(usize::MAX),
-        seen: 0,
-        items: Vec::new(),
-        more: false,
-    };
-    // Artifact folders hold spilled copies of results and files: left out of every walk.
-    let ws_root = call.ws.root().to_path_buf();
     let name_pattern = match target {
         Target::Files => Some(NamePattern::new(pattern, "pattern")?),
         Target::Content => None,
     };
-    let keep = |c: &Candidate| {
-        file_glob.as_ref().is_none_or(|g| g.matches(&c.rel))
-            && name_pattern.as_ref().is_none_or(|p| p.matches(&c.rel))
+    // Artifact folders hold spilled copies of results and files: left out of every walk.
+    let ws_root = call.ws.root();
+    let keep = |path: &Path, rel: &str| {
+        protected(path).is_none()
+            && !artifacts::is_artifact(ws_root, path)
+            && file_glob.as_ref().is_none_or(|g| g.matches(rel))
+            && name_pattern.as_ref().is_none_or(|p| p.matches(rel))
     };
-    let shown_root = ws_root.clone();
-    let shown = std::rc::Rc::new(move |p: &Path| display(&shown_root, p));
-    let skips = Arc::new(Skips::default());
-    let listed = if meta.is_dir && !access.is_ignored(&root, true) {
-        access.counted_listed_walk(&root, &skips)
-    } else {
-        None
-    };
-    let candidates: Box<dyn Iterator<Item = Candidate>> = if let Some(listed) = listed {
-        // On folder handles: each folder opened from its parent's without following a link, so
-        // nothing swapped into the tree meanwhile leads the walk (names or contents) out of it.
-        let ws_root = ws_root.clone();
-        let root = root.clone();
-        let shown = shown.clone();
-        let mut folder: Option<(PathBuf, OpenDir)> = None;
-        let walk = listed.filter_map(move |file| {
-            let path = file.path();
-            if protected(&path).is_some() || artifacts::is_artifact(&ws_root, &path) {
-                return None;
-            }
-            let meta = match file.dir() {
-                Some(dir) => dir.entry_meta(file.name()).ok()?,
-                None => {
-                    if folder.as_ref().is_none_or(|(p, _)| p != file.folder_path()) {
-                        let dir = access.open_walked_dir(file.folder_path()).ok()?;
-                        folder = Some((file.folder_path().to_path_buf(), dir));
-                    }
-                    folder.as_ref()?.1.entry_meta(file.name()).ok()?
-                }
-            };
-            let rel = path
-                .strip_prefix(&root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
-            Some(Candidate {
-                shown: shown(&path),
-                path,
-                rel,
-                len: meta.len,
-                mtime: meta.mtime,
-                open: Open::Listed(file),
-            })
-        });
-        Box::new(walk)
-    } else if meta.is_dir {
-        let walk = walk(access, &root, &skips).filter_map(move |entry| {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return None;
-            }
-            let path = entry.path();
-            if protected(path).is_some()
-                || artifacts::is_artifact(&ws_root, path)
-                || access.is_secret_path(path)
-            {
-                return None;
-            }
-            let meta = entry.metadata().ok()?;
-            let rel = path
-                .strip_prefix(&root)
-                .unwrap_or(path)
-                .to_string_lossy()
-                .into_owned();
-            Some(Candidate {
-                shown: shown(path),
-                path: path.to_path_buf(),
-                rel,
-                len: meta.len(),
-                mtime: mtime(&meta),
-                open: Open::Walked,
-            })
-        });
-        Box::new(walk)
-    } else {
-        let path = located.resolved.path.clone();
-        let rel = path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        Box::new(std::iter::once(Candidate {
-            shown: shown(&path),
-            path,
-            rel,
-            len: meta.len,
-            mtime: meta.mtime,
-            open: Open::Named(located.resolved.clone()),
-        }))
-    };
-    let mut candidates: Box<dyn Iterator<Item = Candidate>> =
-        Box::new(candidates.filter(|c| keep(c)));
-    if order == Order::Modified {
-        let mut all: Vec<Candidate> = Vec::new();
-        for c in candidates {
-            if call.ctx.is_cancelled() {
-                return Err(cancelled());
-            }
-            call.ctx.tick(1, "files listed");
-            all.push(c);
-        }
-        all.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
-        candidates = Box::new(all.into_iter());
-    }
-    let mut scan = Scan::default();
-    match target {
-        Target::Files => {
-            for c in candidates {
-                if call.ctx.is_cancelled() {
-                    return Err(cancelled());
-                }
-                if !page.push(Item::File { path: c.shown }) {
-                    break;
-                }
-            }
-        }
+    let engine_target = match target {
+        Target::Files => pages::Target::Files,
         Target::Content => {
             let regex = BytesRegex::new(pattern).map_err(|e| {
                 ToolError::invalid(format!("invalid regex pattern {pattern:?}: {e}"))
             })?;
-            for c in candidates {
-                if call.ctx.is_cancelled() {
-                    return Err(cancelled());
-                }
-                call.ctx.tick(1, "files scanned");
-                if scan.files >= MAX_FILES {
-                    scan.files_exhausted = true;
-                    break;
-                }
-                if scan.bytes.saturating_add(c.len) > MAX_BYTES {
-                    scan.over_budget += 1;
-                    continue;
-                }
-                let go_on = scan_file(access, &c, &regex, mode, context, &mut scan, &mut page);
-                if !go_on {
-                    break;
-                }
-            }
+            let mode = match mode {
+                OutputMode::Content => pages::Mode::Lines { context },
+                OutputMode::FilesOnly => pages::Mode::FilesOnly,
+                OutputMode::Count => pages::Mode::Count,
+            };
+            pages::Target::Content(regex, mode)
         }
-    }
+    };
+    let query = pages::PageQuery {
+        target: engine_target,
+        order: match order {
+            Order::Discovery => pages::Order::Discovery,
+            Order::Modified => pages::Order::Modified,
+        },
+        offset: usize::try_from(offset).unwrap_or(usize::MAX),
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        keep: &keep,
+    };
+    let found = pages::search(
+        access,
+        &located.resolved,
+        &meta,
+        &query,
+        |p| display(ws_root, p),
+        call.ctx,
+    )?;
     let display_regex = match target {
         Target::Content => regex::Regex::new(pattern).ok(),
         Target::Files => None,
     };
     let inline = usize::try_from(call.pico.config().max_inline_result_chars).unwrap_or(usize::MAX);
-    let walked = skips.skipped(|p| display(call.ws.root(), p)).describe();
+    let walked = found.skipped.describe();
     Ok(ToolOutput::text(render(
-        &page,
-        &scan,
+        &found.page,
+        &found.scan,
         &Shape {
             target,
             mode,
@@ -485,16 +282,8 @@ pub(super) fn search_files(call: &Call<'_>, args: Value) -> Result<ToolOutput> {
             walked,
         },
         display_regex.as_ref(),
+        &|p| display(ws_root, p),
     )))
-}
-
-fn cancelled() -> ToolError {
-    ToolError::new(ErrorKind::Cancelled, "the search was cancelled")
-}
-
-fn mtime(meta: &std::fs::Metadata) -> i64 {
-    use std::os::unix::fs::MetadataExt;
-    meta.mtime()
 }
 
 /// How a path is shown: relative to the workspace when inside it, else absolute.
@@ -503,254 +292,6 @@ fn display(ws_root: &Path, path: &Path) -> String {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => crate::text::names::show_path(rel),
         Err(_) => crate::text::names::show_path(path),
-    }
-}
-
-/// The walk of `root` under the ignore rule, counting what it passes over in `skips`. A root
-/// the rule itself excludes was named explicitly, so it is walked with only the ignore files
-/// found beneath it.
-fn walk<'a>(access: &'a Access, root: &Path, skips: &Arc<Skips>) -> CountedWalk<'a> {
-    let files = IgnoreFiles {
-        only_beneath: access.is_ignored(root, true),
-        ..IgnoreFiles::standard()
-    };
-    access.counted_walk(root, None, &files, skips, Links::PassOver)
-}
-
-/// Scans one file; `false` when the page is complete and the search should stop.
-fn scan_file(
-    access: &Access,
-    c: &Candidate,
-    regex: &BytesRegex,
-    mode: OutputMode,
-    context: u64,
-    scan: &mut Scan,
-    page: &mut Page,
-) -> bool {
-    let opened = match &c.open {
-        Open::Listed(file) => match file.dir() {
-            Some(dir) => access.open_walked_at(dir, file.name()).map(|(f, _)| f),
-            None => access
-                .open_walked_dir(file.folder_path())
-                .and_then(|dir| access.open_walked_at(&dir, file.name()))
-                .map(|(f, _)| f),
-        },
-        Open::Walked => access.open_walked(&c.path),
-        Open::Named(resolved) => access.open_regular_nofollow(resolved).map(|(f, _)| f),
-    };
-    let Ok(file) = opened else {
-        scan.unreadable += 1;
-        return true;
-    };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let Ok(head) = reader.fill_buf() else {
-        scan.unreadable += 1;
-        return true;
-    };
-    let sniff = &head[..head.len().min(SNIFF)];
-    let mut reader: Box<dyn BufRead> = if encoding::wide_bom(sniff).is_some() {
-        // UTF-16/32 text: its decoded text is searched (the file fits the scan budget).
-        let mut bytes = Vec::new();
-        if reader.read_to_end(&mut bytes).is_err() {
-            scan.unreadable += 1;
-            return true;
-        }
-        let text = encoding::decode(&bytes, None).text;
-        Box::new(std::io::Cursor::new(text.into_bytes()))
-    } else if encoding::looks_binary(sniff) {
-        scan.binary += 1;
-        return true;
-    } else {
-        Box::new(reader)
-    };
-    scan.files += 1;
-    scan.bytes = scan.bytes.saturating_add(c.len);
-    let mut blocks = Blocks::new(context);
-    let mut count: u64 = 0;
-    let mut n: u64 = 0;
-    let mut buf = Vec::new();
-    loop {
-        match next_line(&mut reader, &mut buf) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(_) => {
-                scan.unreadable += 1;
-                break;
-            }
-        }
-        n += 1;
-        let content = lines::strip_ending(&buf);
-        let matched = regex.is_match(content);
-        match mode {
-            OutputMode::FilesOnly => {
-                if matched {
-                    return page.push(Item::File {
-                        path: c.shown.clone(),
-                    });
-                }
-            }
-            OutputMode::Count => count += u64::from(matched),
-            OutputMode::Content => {
-                let mut go_on = true;
-                blocks.line(n, content, matched, &mut |lines| {
-                    go_on = go_on
-                        && page.push(Item::Lines {
-                            path: c.shown.clone(),
-                            lines,
-                        });
-                });
-                if !go_on {
-                    return false;
-                }
-            }
-        }
-    }
-    match mode {
-        OutputMode::Count if count > 0 => page.push(Item::Count {
-            path: c.shown.clone(),
-            count,
-        }),
-        OutputMode::Content => {
-            let mut go_on = true;
-            blocks.finish(&mut |lines| {
-                go_on = go_on
-                    && page.push(Item::Lines {
-                        path: c.shown.clone(),
-                        lines,
-                    });
-            });
-            go_on
-        }
-        _ => true,
-    }
-}
-
-/// Reads the next line into `buf` (its ending included), keeping at most [`LINE_CAP`] bytes;
-/// `false` at the end of the file.
-fn next_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<bool> {
-    buf.clear();
-    let mut any = false;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(any);
-        }
-        any = true;
-        let (part, done) = match memchr::memchr(b'\n', chunk) {
-            Some(at) => (&chunk[..=at], true),
-            None => (chunk, false),
-        };
-        let room = LINE_CAP.saturating_sub(buf.len());
-        buf.extend_from_slice(&part[..part.len().min(room)]);
-        let used = part.len();
-        reader.consume(used);
-        if done {
-            return Ok(true);
-        }
-    }
-}
-
-/// Builds a file's results from its lines: single matching lines without context, merged
-/// blocks with it.
-struct Blocks {
-    context: u64,
-    /// The last `context` lines seen.
-    ring: VecDeque<(u64, Vec<u8>)>,
-    current: Option<Block>,
-    /// Context lines still to add after the last match.
-    after: u64,
-}
-
-struct Block {
-    first: u64,
-    last_included: u64,
-    last_match: u64,
-    lines: Vec<(u64, Vec<u8>, bool)>,
-}
-
-type Emit<'e> = dyn FnMut(Vec<(u64, Vec<u8>, bool)>) + 'e;
-
-impl Blocks {
-    fn new(context: u64) -> Blocks {
-        Blocks {
-            context,
-            ring: VecDeque::new(),
-            current: None,
-            after: 0,
-        }
-    }
-
-    fn line(&mut self, n: u64, text: &[u8], matched: bool, emit: &mut Emit<'_>) {
-        let c = self.context;
-        if c == 0 {
-            if matched {
-                emit(vec![(n, text.to_vec(), true)]);
-            }
-            return;
-        }
-        if matched {
-            let low = n.saturating_sub(c).max(1);
-            let mut start = low;
-            if let Some(block) = self.current.as_mut() {
-                let touching = low <= block.last_match + c + 1;
-                if touching && n + c + 1 - block.first <= BLOCK_LINES {
-                    for (ln, t) in &self.ring {
-                        if *ln > block.last_included {
-                            block.lines.push((*ln, t.clone(), false));
-                        }
-                    }
-                    block.lines.push((n, text.to_vec(), true));
-                    block.last_included = n;
-                    block.last_match = n;
-                    self.after = c;
-                    self.remember(n, text);
-                    return;
-                }
-                if touching {
-                    start = block.last_included + 1;
-                }
-                if let Some(done) = self.current.take() {
-                    emit(done.lines);
-                }
-            }
-            let mut lines: Vec<(u64, Vec<u8>, bool)> = self
-                .ring
-                .iter()
-                .filter(|(ln, _)| *ln >= start)
-                .map(|(ln, t)| (*ln, t.clone(), false))
-                .collect();
-            lines.push((n, text.to_vec(), true));
-            self.current = Some(Block {
-                first: lines.first().map_or(n, |l| l.0),
-                last_included: n,
-                last_match: n,
-                lines,
-            });
-            self.after = c;
-        } else if self.after > 0
-            && let Some(block) = self.current.as_mut()
-        {
-            block.lines.push((n, text.to_vec(), false));
-            block.last_included = n;
-            self.after -= 1;
-        }
-        self.remember(n, text);
-    }
-
-    fn remember(&mut self, n: u64, text: &[u8]) {
-        if self.context == 0 {
-            return;
-        }
-        self.ring.push_back((n, text.to_vec()));
-        while self.ring.len() as u64 > self.context {
-            self.ring.pop_front();
-        }
-    }
-
-    fn finish(&mut self, emit: &mut Emit<'_>) {
-        if let Some(block) = self.current.take() {
-            emit(block.lines);
-        }
     }
 }
 
@@ -765,7 +306,13 @@ struct Shape {
     walked: Option<String>,
 }
 
-fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>) -> String {
+fn render(
+    page: &Page,
+    scan: &Scan,
+    shape: &Shape,
+    regex: Option<&regex::Regex>,
+    show: &dyn Fn(&Path) -> String,
+) -> String {
     let Shape {
         target,
         mode,
@@ -854,7 +401,7 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
     let items: Vec<String> = page
         .items
         .iter()
-        .map(|item| render_item(item, regex))
+        .map(|item| render_item(item, regex, show))
         .collect();
     let separator = if context > 0 { "--\n" } else { "" };
     // The header of a page showing the first `shown` results.
@@ -908,11 +455,16 @@ fn render(page: &Page, scan: &Scan, shape: &Shape, regex: Option<&regex::Regex>)
 }
 
 /// One result's lines, each ended by a newline.
-fn render_item(item: &Item, regex: Option<&regex::Regex>) -> String {
+fn render_item(
+    item: &Item,
+    regex: Option<&regex::Regex>,
+    show: &dyn Fn(&Path) -> String,
+) -> String {
     match item {
-        Item::File { path } => format!("{path}\n"),
-        Item::Count { path, count } => format!("{path}: {count}\n"),
+        Item::File { path } => format!("{}\n", show(path)),
+        Item::Count { path, count } => format!("{}: {count}\n", show(path)),
         Item::Lines { path, lines } => {
+            let path = show(path);
             let mut out = String::new();
             for (n, text, matched) in lines {
                 let text = redact::redact(&String::from_utf8_lossy(text)).into_owned();
@@ -982,39 +534,6 @@ fn ceil_char(text: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn blocks(context: u64, matches: &[u64], total: u64) -> Vec<Vec<u64>> {
-        let mut b = Blocks::new(context);
-        let mut out = Vec::new();
-        for n in 1..=total {
-            b.line(n, b"x", matches.contains(&n), &mut |l| {
-                out.push(l.iter().map(|x| x.0).collect())
-            });
-        }
-        b.finish(&mut |l| out.push(l.iter().map(|x| x.0).collect()));
-        out
-    }
-
-    #[test]
-    fn touching_ranges_merge_and_distant_ones_do_not() {
-        assert_eq!(blocks(1, &[2, 4], 10), vec![vec![1, 2, 3, 4, 5]]);
-        assert_eq!(blocks(1, &[2, 5], 10), vec![vec![1, 2, 3, 4, 5, 6]]);
-        assert_eq!(blocks(1, &[2, 6], 10), vec![vec![1, 2, 3], vec![5, 6, 7]]);
-        assert_eq!(blocks(0, &[2, 3], 10), vec![vec![2], vec![3]]);
-    }
-
-    #[test]
-    fn long_blocks_split_at_fifty_lines_without_repeating_lines() {
-        let matches: Vec<u64> = (1..=100).step_by(5).collect();
-        let out = blocks(3, &matches, 120);
-        let all: Vec<u64> = out.iter().flatten().copied().collect();
-        let mut sorted = all.clone();
-        sorted.dedup();
-        assert_eq!(all, sorted, "no line twice");
-        assert!(out.iter().all(|b| b.len() <= 50));
-        assert_eq!(all.first(), Some(&1));
-        assert_eq!(all.last(), Some(&99));
-    }
 
     #[test]
     fn the_window_keeps_a_late_match_visible() {

@@ -15,7 +15,8 @@ use super::read::MAX_LINE_CHARS;
 use super::{Outcome, Qwen, engine_error, resolve};
 use crate::access::Access;
 use crate::access::walkdir::Skipped;
-use crate::ops::glob::{self as engine, GlobOptions};
+use crate::ops::scan::sinks::by_name::{self, GlobOptions};
+use crate::ops::scan::sinks::counted;
 use crate::surface::{CallContext, ToolOutput};
 
 /// The most files a glob lists.
@@ -40,7 +41,7 @@ pub(super) fn glob(qwen: &Qwen, access: &Access, args: Value, ctx: &CallContext)
         Some(raw) => raw.to_string(),
         None => access.root().display().to_string(),
     };
-    let found = engine::glob(
+    let found = by_name::glob(
         access,
         &dir,
         pattern,
@@ -95,7 +96,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     };
     let target = resolve(access, given.unwrap_or("."), "Path")?;
     let keep = limit.map_or(MAX_GREP_LINES, |n| n.min(MAX_GREP_LINES));
-    let outcome = engine::grep(
+    let outcome = counted::grep(
         access,
         &target,
         pattern,
@@ -114,7 +115,7 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
             "No matches found for pattern \"{pattern}\" {location}{filter}.{skipped}"
         )));
     }
-    let matcher = engine::compile_case_insensitive(pattern).ok();
+    let matcher = counted::compile_case_insensitive(pattern).ok();
     let mut body = String::new();
     let mut included = 0;
     for line in &outcome.lines {
@@ -198,7 +199,7 @@ mod tests {
 
     #[test]
     fn short_lines_are_shown_whole_and_long_ones_cut_around_their_match() {
-        let m = engine::compile_case_insensitive("needle").unwrap();
+        let m = counted::compile_case_insensitive("needle").unwrap();
         assert_eq!(shown_line("a needle", Some(&m)), "a needle");
         let early = format!("needle{}", "x".repeat(5000));
         let shown = shown_line(&early, Some(&m));

@@ -1,12 +1,12 @@
 //! search_lores: a case-insensitive regex over the configured lore libraries, ranked by
-//! [`crate::ops::lore::search`].
+//! [`crate::ops::scan::sinks::lore::search`].
 
 use serde_json::{Value, json};
 
 use super::input::Input;
 use super::{Answer, Ctx};
 use crate::error::{ErrorKind, Result, ToolError};
-use crate::ops::lore::{self, Lore};
+use crate::ops::scan::sinks::lore::{self, Lore};
 
 /// top_n when the call gives none.
 const DEFAULT_TOP_N: u64 = 10;

@@ -10,11 +10,16 @@
 //! by field in that order), then by the number of hits over all four, then by path.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use regex::Regex;
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::access::{Access, EntryKind, Resolved};
+use super::super::{Binary, CallContext, Decode, FileSearch, Flow, Lines, Read, Scanner, Sink};
+use super::super::{TextRule, run};
+use crate::access::Access;
+use crate::access::walk::{LinkRule, Passed, WalkOptions, WalkRule, WalkedFile};
+use crate::access::walkdir::Skips;
 use crate::error::Result;
 use crate::text::lines;
 
@@ -120,25 +125,69 @@ fn scalar(value: &Yaml) -> Option<String> {
 }
 
 /// Reads every lore file under the library folder `library` (a path as configured), through
-/// the access layer. Entries whose names start with `.` and artifact folders (saved tool
-/// output, see `access::ignore::ARTIFACT_DIRS`) are not walked. Folders that cannot be listed,
-/// files that cannot be read, and symbolic links that loop or cannot be followed (one leading
-/// outside the roots) are reported in the warnings.
+/// the access layer: the one walker under the library rule (entries whose names start with `.`
+/// and artifact folders, saved tool output, are not walked; links are followed beneath the
+/// roots), each lore read whole by the scanner, as stored. Folders that cannot be listed, files
+/// that cannot be read, and symbolic links that loop or cannot be followed (one leading outside
+/// the roots) are reported in the warnings.
 pub fn load(access: &Access, library: &Path) -> Result<(Vec<Lore>, Vec<String>)> {
     let raw = library.to_string_lossy();
     let root = access.resolve(&raw)?;
     let meta = access
         .metadata(&root)
         .map_err(|e| crate::error::ToolError::from_io(&e, "read the lore library", &raw))?;
-    let mut lores = Vec::new();
-    let mut warnings = Vec::new();
     if !meta.is_dir {
         return Err(crate::error::ToolError::invalid(format!(
             "the lore library {raw} is a file, not a folder; the configuration's \
              lore.libraries lists folders of Markdown files"
         )));
     }
-    walk(access, &root, 0, &mut lores, &mut warnings);
+    let mut sink = Library {
+        access,
+        lores: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let select = |path: &Path| {
+        path.file_name()
+            .is_some_and(|n| markdown_stem(&n.to_string_lossy()).is_some())
+    };
+    let options = WalkOptions {
+        links: LinkRule::Follow,
+        // The root's children are one level down; the deepest folder entered is this deep.
+        max_depth: Some(MAX_DEPTH - 1),
+        select: Some(&select),
+        ..WalkOptions::new(WalkRule::Library)
+    };
+    match access.walk(&root.path, options, &Arc::new(Skips::default())) {
+        Ok(walk) => {
+            let read = LoreRead {
+                access,
+                rule: TextRule {
+                    binary: Binary::Never,
+                    decode: Decode::AsStored,
+                    max_bytes: Some(MAX_FILE_BYTES),
+                    whole: true,
+                    ..TextRule::default()
+                },
+            };
+            run(
+                walk,
+                &read,
+                &mut sink,
+                &CallContext::default(),
+                "lores read",
+            );
+        }
+        Err(e) => sink.warnings.push(format!(
+            "could not list {}: {e}",
+            access.display(&root.path)
+        )),
+    }
+    let Library {
+        lores,
+        mut warnings,
+        ..
+    } = sink;
     if lores.len() >= MAX_FILES {
         warnings.push(format!(
             "the lore library {raw} holds more than {MAX_FILES} files; only the first \
@@ -148,78 +197,109 @@ pub fn load(access: &Access, library: &Path) -> Result<(Vec<Lore>, Vec<String>)>
     Ok((lores, warnings))
 }
 
-fn walk(
-    access: &Access,
-    dir: &Resolved,
-    depth: usize,
-    lores: &mut Vec<Lore>,
-    warnings: &mut Vec<String>,
-) {
-    let shown = access.display(&dir.path);
-    let mut entries = match access.read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            warnings.push(format!("could not list {shown}: {e}"));
-            return;
-        }
-    };
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    for entry in entries {
-        if lores.len() >= MAX_FILES {
-            return;
-        }
-        let name = entry.name.to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        let child_path = dir.path.join(&entry.name);
-        let shown = access.display(&child_path);
-        if matches!(entry.kind, EntryKind::Symlink { .. }) && access.is_link_loop(&child_path) {
-            warnings.push(format!(
-                "{shown} was skipped: it is a symbolic link that leads round in a loop"
-            ));
-            continue;
-        }
-        let child = match access.resolve(&child_path.to_string_lossy()) {
-            Ok(child) => child,
-            Err(e) => {
-                warnings.push(format!("{shown} was skipped: {}", e.message));
-                continue;
-            }
-        };
-        let (is_dir, is_file, len) = match entry.kind {
-            EntryKind::Dir => (true, false, 0),
-            EntryKind::File => (false, true, entry.meta.map_or(0, |m| m.len)),
-            EntryKind::Symlink { .. } => match access.metadata(&child) {
-                Ok(m) => (m.is_dir, m.is_file, m.len),
-                Err(_) => continue,
-            },
-            EntryKind::Other => continue,
-        };
-        if is_dir {
-            if depth + 1 < MAX_DEPTH && !access.is_artifact_dir(&child_path) {
-                walk(access, &child, depth + 1, lores, warnings);
-            }
-            continue;
-        }
+/// Reads one lore file.
+struct LoreRead<'a> {
+    access: &'a Access,
+    rule: TextRule,
+}
+
+/// What reading one walked file gave.
+enum Loaded {
+    /// Not a lore (a link to a file that is not Markdown).
+    Nothing,
+    /// A lore.
+    Lore(Lore),
+    /// A warning instead.
+    Warning(String),
+}
+
+impl FileSearch for LoreRead<'_> {
+    type Tools = ();
+    type Found = Loaded;
+
+    fn tools(&self) {}
+
+    fn search(&self, _: &mut (), scanner: &mut Scanner, file: WalkedFile) -> Loaded {
+        let name = file.name().to_string_lossy().into_owned();
         let Some(stem) = markdown_stem(&name) else {
-            continue;
+            return Loaded::Nothing;
         };
-        if !is_file {
-            continue;
-        }
-        let path = access.display(&child_path);
-        if len > MAX_FILE_BYTES {
-            warnings.push(format!(
+        let path = self.access.display(&file.path());
+        let too_large = |len: u64| {
+            Loaded::Warning(format!(
                 "{path} was skipped: {len} bytes is more than the {MAX_FILE_BYTES} bytes a lore \
                  may hold"
-            ));
-            continue;
+            ))
+        };
+        if let Ok(meta) = self.access.walked_meta(&file)
+            && meta.len > MAX_FILE_BYTES
+        {
+            return too_large(meta.len);
         }
-        match access.read_all(&child) {
-            Ok((bytes, _)) => lores.push(parse(&path, stem, &String::from_utf8_lossy(&bytes))),
-            Err(e) => warnings.push(format!("could not read {path}: {e}")),
+        let mut text = Whole(Vec::new());
+        let read = match scanner.open(self.access, &file) {
+            Ok((mut opened, len)) => scanner.read(&mut opened, len, &self.rule, &mut text),
+            Err(e) => Read::Unreadable(e),
+        };
+        match read {
+            Read::Text | Read::Binary => {
+                Loaded::Lore(parse(&path, stem, &String::from_utf8_lossy(&text.0)))
+            }
+            Read::TooLarge(len) => too_large(len),
+            Read::Unreadable(e) | Read::Failed(e) => {
+                Loaded::Warning(format!("could not read {path}: {e}"))
+            }
         }
+    }
+}
+
+/// A file's whole text, as the scanner gives it.
+struct Whole(Vec<u8>);
+
+impl Lines for Whole {
+    fn lines(&mut self, text: &[u8], _: u64) -> Flow {
+        self.0.extend_from_slice(text);
+        Flow::More
+    }
+
+    fn restart(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// The lores of a library and its warnings, taken in the walk's order up to [`MAX_FILES`]
+/// lores.
+struct Library<'a> {
+    access: &'a Access,
+    lores: Vec<Lore>,
+    warnings: Vec<String>,
+}
+
+impl Sink<Loaded> for Library<'_> {
+    fn take(&mut self, loaded: Loaded) -> bool {
+        match loaded {
+            Loaded::Nothing => {}
+            Loaded::Lore(lore) => self.lores.push(lore),
+            Loaded::Warning(warning) => self.warnings.push(warning),
+        }
+        self.lores.len() < MAX_FILES
+    }
+
+    fn passed(&mut self, passed: Passed) -> bool {
+        let shown = |path: &Path| self.access.display(path);
+        let warning = match passed {
+            Passed::Folder(path, e) => format!("could not list {}: {e}", shown(&path)),
+            Passed::LinkLoop(path) => format!(
+                "{} was skipped: it is a symbolic link that leads round in a loop",
+                shown(&path)
+            ),
+            Passed::Refused(path, why) => format!("{} was skipped: {why}", shown(&path)),
+            Passed::NonAccessible(path) => {
+                format!("{} was skipped: it is not accessible", shown(&path))
+            }
+        };
+        self.warnings.push(warning);
+        true
     }
 }
 

@@ -1,4 +1,6 @@
-//! Finding files and lines for the coder profile's search: a walk of the jail with noise and secret filters, and per-line matches with context.
+//! Line and path matches with context under caps and a byte budget (coder's `search`): the one
+//! walker under the jail's noise rule ([`WalkRule::Noise`]), the one scanner, and per-line
+//! matches with context.
 //!
 //! **The walk.** Depth-first from the target, siblings in byte order of their names, so results
 //! come in path order. Symbolic links are never followed nor reported, and `.gitignore` does not
@@ -45,21 +47,21 @@
 //! **Skipped.** What the walk passed over is counted in [`Found::skipped`]: folders it could
 //! not open or list, symbolic links that loop, and non-accessible files and folders.
 
-mod walk;
-
 use std::borrow::Cow;
-use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
-use super::ordered;
+use super::super::{Binary, CallContext, Decode, Flow, Lines, Read, Scanner, Sink, TextRule};
+use crate::access::walk::{Passed, Step, WalkOptions, WalkRule, WalkedFile};
 use crate::access::walkdir::{Skipped, Skips};
-use crate::access::{Access, OpenFile, Resolved, fs};
-use crate::context::CallContext;
+use crate::access::{Access, OpenFile, Resolved};
 use crate::error::{Result, ToolError};
+use crate::ops::ordered::Ended;
 
 /// What to look for and how much of it to return.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,7 +217,7 @@ impl Finder {
         })?;
         let excludes = self.options.use_default_excludes
             && !access.is_excluded_path(&target.path, meta.is_dir);
-        let mut run = Run {
+        let run = Run {
             options: &self.options,
             found: Found::default(),
             lines_done: !self.options.content,
@@ -223,47 +225,152 @@ impl Finder {
             budget: self.options.budget_bytes,
         };
         let lines_done = AtomicBool::new(run.lines_done);
-        let large = std::sync::Mutex::new(Vec::new());
-        let searcher = || FileSearch {
+        let search = FileSearch {
             finder: self,
             access,
             lines_done: &lines_done,
-            buf: Vec::new(),
-            large: &large,
         };
+        let mut sink = Taken {
+            run,
+            lines_done: &lines_done,
+            skips: Arc::new(Skips::default()),
+        };
+        let select = |path: &Path| self.selects(access, path);
         if !meta.is_dir {
-            let file = (target.path.clone(), None);
-            if let Some(task) = walk::task(self, access, excludes, file, None) {
-                run.take(searcher().search(task));
+            // A file named as the target: left out by the filters, or searched alone.
+            let excluded = excludes && access.is_excluded_path(&target.path, false);
+            if let Step::File(file) = access.walk_one(&target.path)
+                && !excluded
+                && select(&target.path)
+            {
+                let large = std::sync::Mutex::new(Vec::new());
+                let mut scanner = Scanner::new(&large);
+                let searched =
+                    super::super::FileSearch::search(&search, &mut (), &mut scanner, file);
+                sink.run.take(searched);
             }
-            return Ok(run.found);
+            return Ok(sink.run.found);
         }
-        let listing_error = |e: std::io::Error| ToolError::from_io(&e, "search", &target.shown);
-        let skips = Skips::default();
-        let walk = walk::Walk::new(self, access, excludes, target, (call, &skips))
-            .map_err(listing_error)?;
-        let stop = AtomicBool::new(false);
-        let ended = ordered::run(
-            walk,
-            || {
-                let mut files = searcher();
-                move |task| files.search(task)
-            },
-            |searched| {
-                let more = run.take(searched);
-                if run.lines_done {
-                    lines_done.store(true, Ordering::Relaxed);
-                }
-                more
-            },
-            || call.is_cancelled(),
-            &stop,
-        );
-        if ended == ordered::Ended::Cancelled {
-            run.found.truncated = true;
+        // Without globs every file is selected, and no path need be placed below its root.
+        let globbed = self.include.is_some() || self.exclude.is_some();
+        let options = WalkOptions {
+            select: globbed.then_some(&select as &dyn Fn(&Path) -> bool),
+            ..WalkOptions::new(WalkRule::Noise {
+                exclude_noise: excludes,
+            })
+        };
+        let walk = access
+            .walk(&target.path, options, &sink.skips)
+            .map_err(|e| ToolError::from_io(&e, "search", &target.shown))?;
+        // What the walk passes over is counted as it meets it, as this search always has.
+        let walk = super::super::counting_ahead(walk, Arc::clone(&sink.skips));
+        let ended = super::super::run(walk, &search, &mut sink, call, "files scanned");
+        if ended == Ended::Cancelled {
+            sink.run.found.truncated = true;
         }
-        run.found.skipped = skips.skipped(|p| p.to_string_lossy().into_owned());
-        Ok(run.found)
+        sink.run.found.skipped = sink.skips.skipped(|p| p.to_string_lossy().into_owned());
+        Ok(sink.run.found)
+    }
+
+    /// Whether the include and exclude globs keep the file at `path`.
+    fn selects(&self, access: &Access, path: &Path) -> bool {
+        let rel = root_relative(access, path);
+        !(self.include.as_ref().is_some_and(|s| !s.is_match(rel))
+            || self.exclude.as_ref().is_some_and(|s| s.is_match(rel)))
+    }
+
+    /// How this search reads a file: binary on a NUL anywhere (unless it starts with a UTF-16
+    /// or UTF-32 byte-order mark: then its decoded text), at most `max_read_bytes`, whole up to
+    /// [`LARGE_FILE`] (any size when context lines are asked for), else a block of lines at a
+    /// time.
+    fn rule(&self) -> TextRule {
+        let options = &self.options;
+        TextRule {
+            binary: Binary::Anywhere,
+            decode: Decode::Wide,
+            max_bytes: Some(options.max_read_bytes),
+            whole_max: LARGE_FILE,
+            whole: options.context_before > 0 || options.context_after > 0,
+            max_line: None,
+        }
+    }
+
+    /// Adds the matching lines of the open `file` (`len` bytes, when known) to `hits`; none
+    /// when it is binary, too large or fails to read.
+    fn scan_open(
+        &self,
+        shown: &str,
+        (file, len): (&mut OpenFile, Option<u64>),
+        scanner: &mut Scanner,
+        hits: &mut Hits,
+    ) {
+        let mut lines = FinderLines {
+            finder: self,
+            shown,
+            hits,
+        };
+        if !matches!(
+            scanner.read(file, len, &self.rule(), &mut lines),
+            Read::Text
+        ) {
+            *hits = Hits::default();
+        }
+    }
+}
+
+/// The path below its containing root (the path itself when it lies under none).
+fn root_relative<'p>(access: &Access, path: &'p Path) -> &'p Path {
+    match access.jail() {
+        Some(jail) => jail.locate(path).map_or(path, |(_, rel)| rel),
+        None => access.relative_to_root(path).unwrap_or(path),
+    }
+}
+
+/// One file's text, matched line by line.
+struct FinderLines<'a> {
+    finder: &'a Finder,
+    shown: &'a str,
+    hits: &'a mut Hits,
+}
+
+impl Lines for FinderLines<'_> {
+    fn lines(&mut self, text: &[u8], first: u64) -> Flow {
+        if self
+            .finder
+            .line_matches(self.shown, text, first - 1, self.hits)
+        {
+            Flow::More
+        } else {
+            // Enough matches: the rest is only checked for a NUL.
+            Flow::Enough
+        }
+    }
+
+    fn restart(&mut self) {
+        *self.hits = Hits::default();
+    }
+}
+
+/// The answer, taken file by file in path order.
+struct Taken<'a> {
+    run: Run<'a>,
+    /// Set once the line list is complete: the workers read no more file content.
+    lines_done: &'a AtomicBool,
+    skips: Arc<Skips>,
+}
+
+impl Sink<Searched> for Taken<'_> {
+    fn take(&mut self, searched: Searched) -> bool {
+        let more = self.run.take(searched);
+        if self.run.lines_done {
+            self.lines_done.store(true, Ordering::Relaxed);
+        }
+        more
+    }
+
+    fn passed(&mut self, passed: Passed) -> bool {
+        self.skips.count(&passed);
+        true
     }
 }
 
@@ -288,16 +395,12 @@ struct Hits {
     long: Vec<LongLine>,
 }
 
-/// A worker's searcher of files.
+/// A worker's search of one file: whether its path matches, and its matching lines.
 struct FileSearch<'a> {
     finder: &'a Finder,
     access: &'a Access,
     /// Set once the line list is complete: no more file content is read.
     lines_done: &'a AtomicBool,
-    /// The file being searched, reused between files.
-    buf: Vec<u8>,
-    /// The buffer of large files, shared by the workers.
-    large: &'a std::sync::Mutex<Vec<u8>>,
 }
 
 /// Files larger than this are not held whole by each worker: they are searched a block of
@@ -305,165 +408,37 @@ struct FileSearch<'a> {
 /// buffer the workers share, freed when the search ends.
 const LARGE_FILE: u64 = 1 << 20;
 
-/// The bytes read at a time from a large file.
-const BLOCK: usize = 1 << 20;
+impl super::super::FileSearch for FileSearch<'_> {
+    type Tools = ();
+    type Found = Searched;
 
-impl FileSearch<'_> {
-    fn search(&mut self, task: walk::Task) -> Searched {
-        let shown = crate::text::names::show_path(&task.path);
+    fn tools(&self) {}
+
+    fn search(&self, _: &mut (), scanner: &mut Scanner, file: WalkedFile) -> Searched {
+        let path = file.path();
+        let shown = crate::text::names::show_path(&path);
+        let finder = self.finder;
+        let path_match = finder.options.paths
+            && finder
+                .line
+                .is_match(&root_relative(self.access, &path).to_string_lossy());
         let mut hits = Hits::default();
-        if !self.lines_done.load(Ordering::Relaxed)
-            && let Some((file, len)) = self.open(&task)
+        if finder.options.content
+            && !self.lines_done.load(Ordering::Relaxed)
+            && let Ok((mut opened, len)) = scanner.open(self.access, &file)
         {
-            let options = &self.finder.options;
-            let no_context = options.context_before == 0 && options.context_after == 0;
-            let mut file = file;
-            // UTF-16/32 text is decoded whole, never scanned a block of bytes at a time.
-            let wide = starts_wide(&mut file);
-            if len > LARGE_FILE && no_context && !wide {
-                self.finder.scan_blocks(
-                    &shown,
-                    file,
-                    options.max_read_bytes,
-                    &mut self.buf,
-                    &mut hits,
-                );
-            } else if len > LARGE_FILE {
-                if let Ok(mut large) = self.large.lock()
-                    && read_text(file, len, self.finder.options.max_read_bytes, &mut large)
-                {
-                    self.finder.scan_file(&shown, &large, &mut hits);
-                }
-            } else if read_text(file, len, self.finder.options.max_read_bytes, &mut self.buf) {
-                self.finder.scan_file(&shown, &self.buf, &mut hits);
-            }
+            finder.scan_open(&shown, (&mut opened, len), scanner, &mut hits);
         }
         Searched {
             shown,
-            path_match: task.path_match,
+            path_match,
             lines: hits.lines,
             long: hits.long,
         }
     }
-
-    /// The task's file, open, and its length, when it is a regular file (with one name, in a
-    /// confined workspace) of at most `max_read_bytes`.
-    fn open(&self, task: &walk::Task) -> Option<(OpenFile, u64)> {
-        let file = match (&task.dir, task.path.file_name()) {
-            (Some(dir), Some(name)) => dir.open_file(name).ok()?,
-            _ => self.access.open_walked(&task.path).ok()?,
-        };
-        let meta = crate::access::Meta::from(rustix::fs::fstat(&file).ok()?);
-        if !meta.is_file
-            || meta.len > self.finder.options.max_read_bytes
-            || self.access.check_links(&meta).is_err()
-        {
-            return None;
-        }
-        Some((file, meta.len))
-    }
-}
-
-/// Whether `file` starts with a UTF-16 or UTF-32 byte-order mark; its position is left at its
-/// start.
-fn starts_wide(file: &mut OpenFile) -> bool {
-    use std::io::{Seek, SeekFrom};
-    let mut head = [0u8; 4];
-    let wide = fs::read_full(file, &mut head)
-        .is_ok_and(|n| crate::text::encoding::wide_bom(&head[..n]).is_some());
-    file.seek(SeekFrom::Start(0)).is_ok() && wide
-}
-
-/// Reads `file` (`len` bytes when opened) into `buf`; `true` when it holds at most `max`
-/// bytes and no NUL byte (a binary file is skipped whole). A file that starts with a UTF-16
-/// or UTF-32 byte-order mark is text: `buf` then holds its decoded text, as UTF-8.
-fn read_text(mut file: OpenFile, len: u64, max: u64, buf: &mut Vec<u8>) -> bool {
-    // One byte more than the length, so a file that grew is noticed; a regular file reads
-    // short only at its end, so one call reads a file that did not.
-    let want = usize::try_from(len.min(max)).unwrap_or(0).saturating_add(1);
-    buf.clear();
-    buf.resize(want, 0);
-    let Ok(n) = fs::read_full(&mut file, buf) else {
-        return false;
-    };
-    buf.truncate(n);
-    if n == want {
-        // It grew: the rest, within the bound.
-        let room = max.saturating_add(1).saturating_sub(n as u64);
-        if file.take(room).read_to_end(buf).is_err() {
-            return false;
-        }
-    }
-    if u64::try_from(buf.len()).is_ok_and(|n| n > max) {
-        return false;
-    }
-    if crate::text::encoding::wide_bom(buf).is_some() {
-        let decoded = crate::text::encoding::decode(buf, None);
-        buf.clear();
-        buf.extend_from_slice(decoded.text.as_bytes());
-        return true;
-    }
-    memchr::memchr(0, buf).is_none()
 }
 
 impl Finder {
-    /// [`Finder::scan_file`] for a large file read a block of whole lines at a time (no
-    /// context lines are asked for, so no match needs what lies outside its own line). The
-    /// answer is the same as for the whole file: a NUL anywhere in it drops the file, so the
-    /// file is read to its end even once the matches are enough.
-    fn scan_blocks(
-        &self,
-        shown: &str,
-        mut file: OpenFile,
-        max: u64,
-        buf: &mut Vec<u8>,
-        hits: &mut Hits,
-    ) {
-        buf.clear();
-        // Lines before the start of `buf`, and bytes read so far.
-        let mut base = 0u64;
-        let mut total = 0u64;
-        loop {
-            let start = buf.len();
-            buf.resize(start + BLOCK, 0);
-            let Ok(n) = fs::read_full(&mut file, &mut buf[start..]) else {
-                *hits = Hits::default();
-                return;
-            };
-            buf.truncate(start + n);
-            total += n as u64;
-            let end = n < BLOCK;
-            if total > max || memchr::memchr(0, &buf[start..]).is_some() {
-                *hits = Hits::default();
-                return;
-            }
-            // Whole lines only, but everything once the file has ended.
-            let upto = if end {
-                buf.len()
-            } else {
-                match memchr::memrchr(b'\n', buf) {
-                    Some(at) => at + 1,
-                    // A line longer than a block: read on.
-                    None => continue,
-                }
-            };
-            if hits.lines.len() <= self.options.max_matches {
-                let more = self.line_matches(shown, &buf[..upto], base, hits);
-                if !more {
-                    // Enough matches: the rest is only checked for a NUL.
-                    base = u64::MAX;
-                }
-            }
-            if base != u64::MAX {
-                base += count_lines(&buf[..upto]);
-            }
-            buf.drain(..upto);
-            if end {
-                return;
-            }
-        }
-    }
-
     /// Adds the matching lines of `bytes` (whole lines of the file `shown`, the first of them
     /// its line `base + 1`) to `hits`; `false` once they are one more than the cap.
     fn line_matches(&self, shown: &str, bytes: &[u8], base: u64, hits: &mut Hits) -> bool {
@@ -497,6 +472,7 @@ impl Finder {
 
     /// Adds the matching lines of the file `shown` (its bytes) to `hits`, up to one more than
     /// the cap.
+    #[cfg(test)]
     fn scan_file(&self, shown: &str, bytes: &[u8], hits: &mut Hits) {
         self.line_matches(shown, bytes, 0, hits);
     }
@@ -770,6 +746,7 @@ fn without_looks(hir: Hir) -> Hir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::scan::scanner::BLOCK;
     use proptest::prelude::*;
 
     fn finder(query: &str, regex: bool, ignore_case: bool, max_line_bytes: usize) -> Finder {
@@ -856,9 +833,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("large.txt");
         std::fs::write(&path, bytes).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
         let mut hits = Hits::default();
-        f.scan_blocks("large.txt", file, u64::MAX, &mut Vec::new(), &mut hits);
+        let large = std::sync::Mutex::new(Vec::new());
+        let mut scanner = Scanner::new(&large);
+        f.scan_open("large.txt", (&mut file, None), &mut scanner, &mut hits);
         hits.lines
     }
 
