@@ -52,8 +52,9 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Value) -> Result<Answer> {
                 warnings.extend(problems);
             }
             Err(e) => warnings.push(format!(
-                "the lore library {} was not searched: {e}",
-                library.display()
+                "the lore library {} was not searched: {}",
+                library.display(),
+                e.worded(&super::NEXT)
             )),
         }
     }
