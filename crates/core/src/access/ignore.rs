@@ -601,6 +601,14 @@ pub(crate) struct EntryRule {
 }
 
 impl EntryRule {
+    /// Tells the rule the names the walk's listing of the folder `dir` holds (see
+    /// [`rules::JailRules::listed`]); only a confined rule uses them.
+    pub(crate) fn listed<'n>(&self, dir: &Path, names: impl Iterator<Item = &'n std::ffi::OsStr>) {
+        if let Some(rules) = &self.jailed {
+            rules.listed(dir, names);
+        }
+    }
+
     /// Whether the entry at `path` (below the walk's root, its folder not excluded) is left out.
     pub(crate) fn excludes(&mut self, path: &Path, is_dir: bool) -> bool {
         if path.file_name().is_some_and(|n| n == GIT_DIR)

@@ -537,6 +537,12 @@ impl Walk<'_> {
             Some(target) => target.path.clone(),
             None => path,
         };
+        if let Source::Ignore(rule) = &self.source {
+            rule.listed(
+                &path,
+                (0..listing.len()).filter_map(|i| listing.entry(i).map(|e| e.0)),
+            );
+        }
         self.stack.push(Frame {
             folder: Arc::new(Folder { path, listing }),
             dir: dir.map(Arc::new),

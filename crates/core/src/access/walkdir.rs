@@ -18,7 +18,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cap_fs_ext::DirExt as _;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use rustix::io::Errno;
@@ -363,20 +362,37 @@ impl OpenDir {
     /// The names of the directory's entries and what each is, as the listing itself says
     /// (no call per entry), in the order the filesystem gives them.
     pub fn kinds(&self) -> io::Result<Vec<(std::ffi::OsString, WalkKind)>> {
+        use rustix::fs::{AtFlags, FileType};
+        use std::os::unix::ffi::OsStrExt as _;
         let mut out = Vec::new();
-        for entry in self.dir.entries()? {
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            let kind = if kind.is_file() {
-                WalkKind::File
-            } else if kind.is_dir() {
-                WalkKind::Dir
-            } else if kind.is_symlink() {
-                WalkKind::Link
-            } else {
-                WalkKind::Other
+        // The listing reads its own descriptor of the folder, so this handle's position is
+        // never moved; one open, no flag query (a walk lists thousands of folders).
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::CLOEXEC;
+        let own = rustix::fs::openat(&self.dir, c".", flags, rustix::fs::Mode::empty())
+            .map_err(io::Error::from)?;
+        let mut listing = rustix::fs::Dir::new(own).map_err(io::Error::from)?;
+        while let Some(entry) = listing.read() {
+            let entry = entry.map_err(io::Error::from)?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let mut kind = entry.file_type();
+            // Some filesystems leave the kind out of the listing: the entry itself says it.
+            if kind == FileType::Unknown {
+                kind = rustix::fs::statat(&self.dir, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|st| FileType::from_raw_mode(st.st_mode))
+                    .map_err(io::Error::from)?;
+            }
+            let kind = match kind {
+                FileType::RegularFile => WalkKind::File,
+                FileType::Directory => WalkKind::Dir,
+                FileType::Symlink => WalkKind::Link,
+                _ => WalkKind::Other,
             };
-            out.push((entry.file_name(), kind));
+            out.push((OsStr::from_bytes(name).to_os_string(), kind));
         }
         Ok(out)
     }
@@ -402,9 +418,16 @@ impl OpenDir {
 
     /// Opens the child directory `name` (one component); a link is not followed.
     pub fn subdir(&self, name: &OsStr) -> io::Result<OpenDir> {
+        use rustix::fs::{Mode, OFlags};
         let name = one_component(name)?;
+        // One component opened from this handle without following a link stays beneath it
+        // (a listing never names `..`): one `openat`, readable at once.
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = patiently(|| {
+            rustix::fs::openat(&self.dir, name, flags, Mode::empty()).map_err(io::Error::from)
+        })?;
         Ok(OpenDir {
-            dir: patiently(|| self.dir.open_dir_nofollow(name))?,
+            dir: Dir::from_std_file(File::from(fd)),
         })
     }
 

@@ -19,6 +19,7 @@
 //! them too.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -249,6 +250,9 @@ pub(crate) struct JailRules {
     folders: RwLock<HashMap<PathBuf, Option<Arc<Level>>>>,
     /// Where the ignore files not read are told.
     skips: Option<Arc<Skips>>,
+    /// For folders a walk has listed and whose rules are not read yet: which of the names the
+    /// rule reads the listing holds (see [`JailRules::listed`]).
+    present: RwLock<HashMap<PathBuf, Vec<String>>>,
 }
 
 impl JailRules {
@@ -270,7 +274,43 @@ impl JailRules {
             top,
             folders: RwLock::default(),
             skips,
+            present: RwLock::default(),
         })
+    }
+
+    /// Tells the rule what the folder `dir` holds, as a walk's listing of it just said, so that
+    /// the rules of `dir` read only the ignore files (and the `.git`) that listing holds: the
+    /// thousands of folders without any are not asked for each name through the jail. A file
+    /// created after the listing is as if created after the walk passed.
+    pub(crate) fn listed<'n>(&self, dir: &Path, names: impl Iterator<Item = &'n OsStr>) {
+        if self.known(dir).is_some() {
+            return;
+        }
+        let wanted = |n: &str| {
+            self.kinds.custom.iter().any(|c| c == n)
+                || (self.kinds.dot_ignore && n == ".ignore")
+                || (self.kinds.git && (n == ".gitignore" || n == ".git"))
+        };
+        let found: Vec<String> = names
+            .filter_map(|n| n.to_str())
+            .filter(|n| wanted(n))
+            .map(str::to_string)
+            .collect();
+        if let Ok(mut present) = self.present.write() {
+            if present.len() >= MAX_FOLDERS {
+                present.clear();
+            }
+            present.insert(dir.to_path_buf(), found);
+        }
+    }
+
+    /// Whether `dir` may hold `name`: `false` only when a walk's listing of it said it does not.
+    fn may_hold(&self, dir: &Path, name: &str) -> bool {
+        self.present
+            .read()
+            .ok()
+            .and_then(|p| p.get(dir).map(|names| names.iter().any(|n| n == name)))
+            .unwrap_or(true)
     }
 
     /// Whether the rule excludes the entry at `path` (absolute, as a walk spells it), whose
@@ -385,16 +425,25 @@ impl JailRules {
             let mut builder = GitignoreBuilder::new(dir);
             let mut found = false;
             for name in &self.kinds.custom {
-                found |= self.add(&mut builder, &dir.join(name), context, &mut level.not_read);
+                if self.may_hold(dir, name) {
+                    found |= self.add(&mut builder, &dir.join(name), context, &mut level.not_read);
+                }
             }
             level.matchers[0] = found.then(|| builder.build().ok()).flatten();
         }
-        if self.kinds.dot_ignore {
+        if self.kinds.dot_ignore && self.may_hold(dir, ".ignore") {
             level.matchers[1] = self.one(dir, ".ignore", context, &mut level.not_read);
         }
         if self.kinds.git {
-            level.matchers[2] = self.one(dir, ".gitignore", context, &mut level.not_read);
-            level.matchers[3] = self.exclude(dir, context, &mut level.not_read);
+            if self.may_hold(dir, ".gitignore") {
+                level.matchers[2] = self.one(dir, ".gitignore", context, &mut level.not_read);
+            }
+            if self.may_hold(dir, ".git") {
+                level.matchers[3] = self.exclude(dir, context, &mut level.not_read);
+            }
+        }
+        if let Ok(mut present) = self.present.write() {
+            present.remove(dir);
         }
         if let Some(skips) = &self.skips {
             for file in &level.not_read {
