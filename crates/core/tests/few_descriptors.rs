@@ -1,12 +1,15 @@
 //! Searches of a tree of many more one-file folders than the process may hold descriptors: no
 //! file is lost for want of one, because the walks let go of each folder once its files are
-//! handed on and searched (and gg's walk holds at most 128 at once). One test in this binary,
+//! handed on and searched (and gg's walk holds at most 128 at once), also when qwen's glob walks
+//! the root's folders side by side. One test in this binary,
 //! since the limit is the whole process's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use fsgate_core::CallContext;
+use fsgate_core::access::ignore::IgnoreFiles;
 use fsgate_core::access::{Access, Jail, JailConfig};
+use fsgate_core::ops::scan::sinks::by_name::{GlobOptions, glob};
 use fsgate_core::ops::scan::sinks::lines::{SearchOptions, SearchOutcome, search};
 use fsgate_core::ops::scan::sinks::matches::{FindOptions, Finder};
 
@@ -77,4 +80,18 @@ fn searches_of_many_folders_find_every_file_with_few_descriptors() {
         .unwrap();
     assert_eq!(found.lines.len(), FOLDERS, "coder search");
     assert!(!found.truncated);
+
+    // qwen's glob walks the root's folders side by side, each walk with handles of its own.
+    let target = access.resolve(".").unwrap();
+    let globbed = glob(
+        &access,
+        &target,
+        "**/*.txt",
+        &IgnoreFiles::standard(),
+        GlobOptions::default(),
+        &CallContext::default(),
+    )
+    .unwrap();
+    assert_eq!(globbed.hits.len(), FOLDERS, "qwen glob");
+    assert_eq!(globbed.skipped.unreadable_folders, 0, "qwen glob");
 }

@@ -98,6 +98,10 @@ pub struct WalkOptions<'s> {
     /// The files (and yielded links) the search looks at, by path: a file it does not select
     /// is neither yielded nor counted as non-accessible. By default every file.
     pub select: Option<&'s dyn Fn(&Path) -> bool>,
+    /// Where the folders of the root's own listing go instead of being entered, each admitted
+    /// by the rule as an entered folder is: a search that is free to answer in any order walks
+    /// them as walks of their own, side by side. By default every folder is entered.
+    pub deferred: Option<&'s std::sync::Mutex<Vec<PathBuf>>>,
 }
 
 impl WalkOptions<'_> {
@@ -108,6 +112,7 @@ impl WalkOptions<'_> {
             links: LinkRule::PassOver,
             max_depth: None,
             select: None,
+            deferred: None,
         }
     }
 }
@@ -286,6 +291,7 @@ pub struct Walk<'a> {
     links: LinkRule,
     max_depth: Option<usize>,
     select: Option<&'a dyn Fn(&Path) -> bool>,
+    deferred: Option<&'a std::sync::Mutex<Vec<PathBuf>>>,
     source: Source<'a>,
     stack: Vec<Frame>,
     handles: HandleBudget,
@@ -306,6 +312,7 @@ impl Access {
             links,
             max_depth,
             select,
+            deferred,
         } = options;
         let kept = match &rule {
             WalkRule::Ignore(files) if *files == IgnoreFiles::standard() => {
@@ -336,6 +343,7 @@ impl Access {
             links,
             max_depth,
             select,
+            deferred,
             source,
             stack: Vec::new(),
             handles,
@@ -627,6 +635,13 @@ impl Iterator for Walk<'_> {
                     }
                 },
                 WalkKind::Dir => {
+                    if self.stack.len() == 1
+                        && let Some(deferred) = self.deferred
+                        && let Ok(mut folders) = deferred.lock()
+                    {
+                        folders.push(path);
+                        continue;
+                    }
                     if let Some(passed) = self.enter(name, path, None) {
                         return Some(Step::Passed(passed));
                     }

@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use globset::GlobBuilder;
@@ -90,50 +90,110 @@ pub fn glob(
     let select = |path: &Path| {
         below(root, path).is_some_and(|rel| matcher.is_match(rel) || rel.to_str() == Some(literal))
     };
-    let walk_options = WalkOptions {
-        links: LinkRule::Yield,
-        select: Some(&select),
-        ..WalkOptions::new(WalkRule::Ignore(ignore.clone()))
-    };
+    let deferred = Mutex::new(Vec::new());
+    let select: &(dyn Fn(&Path) -> bool + Sync) = &select;
     let skips = Arc::new(Skips::default());
-    let mut hits = Hits(Vec::new());
-    match access.walk(root, walk_options, &skips) {
+    let mut hits = Vec::new();
+    match access.walk(root, glob_walk(select, ignore, Some(&deferred)), &skips) {
         Ok(walk) => {
-            // Links are never followed: one the pattern matches that loops is said to be passed
-            // over. What the walk passes over is counted as it meets it (every entry is walked).
-            let walk = walk.filter(|step| match step {
-                Step::Link(path) => {
-                    if access.is_link_loop(path) {
-                        skips.symlink_loop();
-                    }
-                    false
+            // The root's own files; its folders are walked side by side, each as a walk of its
+            // own (the answer is sorted once all is found, so the order of finding is free).
+            hits = timed(access, walk, &skips, ctx);
+            let folders = deferred
+                .lock()
+                .map(|mut f| std::mem::take(&mut *f))
+                .unwrap_or_default();
+            let queue = Mutex::new(folders.into_iter());
+            let workers = std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .clamp(1, MAX_WALKERS);
+            std::thread::scope(|scope| {
+                let walkers: Vec<_> = (0..workers)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut found = Vec::new();
+                            while let Some(folder) = queue.lock().ok().and_then(|mut q| q.next()) {
+                                if ctx.is_cancelled() {
+                                    break;
+                                }
+                                match access.walk(&folder, glob_walk(select, ignore, None), &skips)
+                                {
+                                    Ok(walk) => found.extend(timed(access, walk, &skips, ctx)),
+                                    Err(e) => skips.count(&Passed::Folder(folder, e)),
+                                }
+                            }
+                            found
+                        })
+                    })
+                    .collect();
+                for walker in walkers {
+                    hits.extend(walker.join().unwrap_or_default());
                 }
-                _ => true,
             });
-            let walk = super::super::counting_ahead(walk, Arc::clone(&skips));
-            // The files' times are asked as the walk meets them, from the folder handle the
-            // walk holds: handing each file to another thread (one by one, or in batches)
-            // cost more than the `fstatat` itself (measured on the kernel tree).
-            for step in walk {
-                if ctx.is_cancelled() {
-                    break;
-                }
-                if let Step::File(file) = step {
-                    ctx.tick(1, "files walked");
-                    hits.0.push(stat(access, file));
-                }
-            }
         }
         Err(e) => skips.count(&Passed::Folder(root.to_path_buf(), e)),
     }
-    let mut hits = hits.0;
     // Newest first, ties in path order (as `Path`'s comparison orders them: component by
     // component), through keys made once per hit rather than per comparison.
     hits.sort_by_cached_key(|h| (Reverse(h.modified), path_key(&h.path)));
-    Ok(GlobOutcome {
-        hits,
-        skipped: skips.skipped(|p| access.display(p)),
-    })
+    let mut skipped = skips.skipped(|p| access.display(p));
+    // Walks side by side meet ignore files in no fixed order: said in path order, as one walk
+    // in path order meets them.
+    skipped
+        .ignore_files
+        .sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+    Ok(GlobOutcome { hits, skipped })
+}
+
+/// The options of a glob's walk: links yielded, `select`ed files, under `ignore`, the root's
+/// folders put into `deferred` when given.
+fn glob_walk<'a>(
+    select: &'a (dyn Fn(&Path) -> bool + Sync),
+    ignore: &IgnoreFiles,
+    deferred: Option<&'a Mutex<Vec<PathBuf>>>,
+) -> WalkOptions<'a> {
+    WalkOptions {
+        links: LinkRule::Yield,
+        select: Some(select),
+        deferred,
+        ..WalkOptions::new(WalkRule::Ignore(ignore.clone()))
+    }
+}
+
+/// How many walks of the root's folders run side by side at most: each holds its own folder
+/// handles (an eighth of the descriptor limit at most), so more would crowd a low limit.
+const MAX_WALKERS: usize = 4;
+
+/// The files `walk` yields with their modification times, asked as the walk meets them from the
+/// folder handle the walk holds (a hand-off to another thread per file cost more than the
+/// `fstatat` itself). Links are never followed: one the pattern matches that loops is said to
+/// be passed over; what the walk passes over is counted as it meets it. A cancelled `ctx`
+/// stops the walk.
+fn timed(
+    access: &Access,
+    walk: impl Iterator<Item = Step>,
+    skips: &Arc<Skips>,
+    ctx: &CallContext,
+) -> Vec<GlobHit> {
+    let mut hits = Vec::new();
+    for step in walk {
+        if ctx.is_cancelled() {
+            break;
+        }
+        match step {
+            Step::File(file) => {
+                ctx.tick(1, "files walked");
+                hits.push(stat(access, file));
+            }
+            Step::Link(path) => {
+                if access.is_link_loop(&path) {
+                    skips.symlink_loop();
+                }
+            }
+            Step::Passed(passed) => skips.count(&passed),
+        }
+    }
+    hits
 }
 
 /// A walked file and its modification time (the epoch when it cannot be asked).
@@ -147,9 +207,6 @@ fn stat(access: &Access, file: WalkedFile) -> GlobHit {
         modified,
     }
 }
-
-/// The matching files, in any order (they are sorted once all are known).
-struct Hits(Vec<GlobHit>);
 
 /// The time `(seconds, nanoseconds)` since the epoch.
 fn modified((secs, nanos): (i64, i64)) -> SystemTime {
