@@ -10,6 +10,7 @@
     clippy::disallowed_types
 )]
 
+mod as_user;
 mod crash;
 mod other_users_files;
 mod unreadable_folders;

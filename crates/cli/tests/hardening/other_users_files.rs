@@ -19,76 +19,40 @@
 )]
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-/// The unprivileged user and group the calls run as.
-const USER: (&str, &str, u32) = ("nobody", "nogroup", 65534);
+use crate::as_user::{USER, UserWorkspace};
 
-/// A folder `ws` owned by the unprivileged user, holding `theirs.txt` (root's, 0644) and
-/// `mine.txt` (the user's own), and a state folder for the user.
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    ws: PathBuf,
-    state: PathBuf,
+/// A workspace of the unprivileged user holding `theirs.txt` (root's, 0644) and `mine.txt`
+/// (the user's own).
+struct Fixture(UserWorkspace);
+
+impl std::ops::Deref for Fixture {
+    type Target = UserWorkspace;
+    fn deref(&self) -> &UserWorkspace {
+        &self.0
+    }
 }
 
 impl Fixture {
     /// `None` (with the reason printed) where the case cannot be set up.
     fn new() -> Option<Fixture> {
-        if running_as_root().is_none() {
-            eprintln!("skipped: the tests do not run as root, so they cannot act as another user");
-            return None;
-        }
-        if Command::new("setpriv").arg("--version").output().is_err() {
-            eprintln!("skipped: setpriv is not installed");
-            return None;
-        }
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let ws = tmp.path().join("ws");
-        let state = tmp.path().join("state");
-        for dir in [&ws, &state] {
-            std::fs::create_dir(dir).unwrap();
-            std::os::unix::fs::chown(dir, Some(USER.2), Some(USER.2)).unwrap();
-        }
+        let user = UserWorkspace::new()?;
+        let ws = &user.ws;
         let theirs = ws.join("theirs.txt");
         std::fs::write(&theirs, "bait\n").unwrap();
         std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o644)).unwrap();
         let mine = ws.join("mine.txt");
         std::fs::write(&mine, "bait\n").unwrap();
         std::os::unix::fs::chown(&mine, Some(USER.2), Some(USER.2)).unwrap();
-        Some(Fixture {
-            _tmp: tmp,
-            ws,
-            state,
-        })
+        Some(Fixture(user))
     }
 
-    /// Runs `fsgate call TOOL ARGS --profile PROFILE --root ws EXTRA…` as the unprivileged
-    /// user; its stdout.
+    /// Runs `fsgate call` as the unprivileged user (see [`UserWorkspace::run`]); its stdout.
     fn call(&self, profile: &str, extra: &[&str], tool: &str, args: &Value) -> String {
-        let out = Command::new("setpriv")
-            .args(["--reuid", USER.0, "--regid", USER.1, "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_fsgate"))
-            .args([
-                "call",
-                tool,
-                &args.to_string(),
-                "--profile",
-                profile,
-                "--root",
-            ])
-            .arg(&self.ws)
-            .args(extra)
-            .env("HOME", &self.state)
-            .env("FSGATE_STATE_DIR", &self.state)
-            .env_remove("XDG_CONFIG_HOME")
-            .current_dir(&self.ws)
-            .output()
-            .unwrap();
+        let out = self.0.run(profile, extra, tool, args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.code().is_some_and(|c| c < 2),
@@ -103,12 +67,6 @@ impl Fixture {
     fn path(&self, name: &str) -> String {
         self.ws.join(name).to_str().unwrap().to_string()
     }
-}
-
-fn running_as_root() -> Option<()> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let uid = status.lines().find_map(|l| l.strip_prefix("Uid:"))?;
-    (uid.split_whitespace().nth(1)? == "0").then_some(())
 }
 
 /// Bytes, inode, owner and mode of `path`.

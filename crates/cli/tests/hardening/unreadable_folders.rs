@@ -16,74 +16,39 @@
 )]
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// The unprivileged user and group the calls run as.
-const USER: (&str, &str, u32) = ("nobody", "nogroup", 65534);
+use crate::as_user::UserWorkspace;
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    ws: PathBuf,
-    state: PathBuf,
+/// A workspace of the unprivileged user holding `open/hit.txt` and `locked/hit.txt`, where
+/// `locked` is root's and mode 0700.
+struct Fixture(UserWorkspace);
+
+impl std::ops::Deref for Fixture {
+    type Target = UserWorkspace;
+    fn deref(&self) -> &UserWorkspace {
+        &self.0
+    }
 }
 
 impl Fixture {
     /// `None` (with the reason printed) where the case cannot be set up.
     fn new() -> Option<Fixture> {
-        if !running_as_root() {
-            eprintln!("skipped: the tests do not run as root, so they cannot act as another user");
-            return None;
-        }
-        if Command::new("setpriv").arg("--version").output().is_err() {
-            eprintln!("skipped: setpriv is not installed");
-            return None;
-        }
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let ws = tmp.path().join("ws");
-        let state = tmp.path().join("state");
-        for dir in [&ws, &state] {
-            std::fs::create_dir(dir).unwrap();
-            std::os::unix::fs::chown(dir, Some(USER.2), Some(USER.2)).unwrap();
-        }
+        let user = UserWorkspace::new()?;
+        let ws = &user.ws;
         for dir in ["open", "locked"] {
             std::fs::create_dir(ws.join(dir)).unwrap();
             std::fs::write(ws.join(dir).join("hit.txt"), "needle\n").unwrap();
         }
         std::fs::set_permissions(ws.join("locked"), std::fs::Permissions::from_mode(0o700))
             .unwrap();
-        Some(Fixture {
-            _tmp: tmp,
-            ws,
-            state,
-        })
+        Some(Fixture(user))
     }
 
-    /// Runs `fsgate call TOOL ARGS --profile PROFILE --root ws EXTRA…` as the unprivileged
-    /// user; its stdout.
+    /// Runs `fsgate call` as the unprivileged user (see [`UserWorkspace::run`]); its stdout.
     fn call(&self, profile: &str, extra: &[&str], tool: &str, args: &Value) -> String {
-        let out = Command::new("setpriv")
-            .args(["--reuid", USER.0, "--regid", USER.1, "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_fsgate"))
-            .args([
-                "call",
-                tool,
-                &args.to_string(),
-                "--profile",
-                profile,
-                "--root",
-            ])
-            .arg(&self.ws)
-            .args(extra)
-            .env("HOME", &self.state)
-            .env("FSGATE_STATE_DIR", &self.state)
-            .env_remove("XDG_CONFIG_HOME")
-            .current_dir(&self.ws)
-            .output()
-            .unwrap();
+        let out = self.0.run(profile, extra, tool, args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(
             out.status.code(),
@@ -93,16 +58,6 @@ impl Fixture {
         );
         stdout
     }
-}
-
-fn running_as_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|uid| uid.split_whitespace().nth(1).map(|u| u == "0"))
-            .unwrap_or(false)
-    })
 }
 
 #[test]
