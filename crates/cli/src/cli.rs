@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 // The profiles, their names and help texts come from the library's one registry.
 pub use fsgate_core::Profile;
+pub use fsgate_core::config::gg::Arm;
 
 /// fsgate: the filesystem tools of a coding agent (read, write, edit, list, tree, search),
 /// served over the Model Context Protocol.
@@ -168,6 +169,11 @@ pub struct WorkspaceArgs {
     /// Never attach images: describe them instead (for models without vision).
     #[arg(long)]
     pub no_vision: bool,
+    /// gg: how the model calls the tools: `tools` (one call per step) or `code` (one tool,
+    /// run_code, runs a JavaScript program against gg.files and gg.views) [default: the
+    /// configuration's `arm`, else tools].
+    #[arg(long, value_enum)]
+    pub arm: Option<Arm>,
     /// The tool surface to offer.
     #[arg(long, value_enum, default_value_t = Profile::Gg)]
     pub profile: Profile,

@@ -227,6 +227,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 jail: JailMode::None,
                 agent: None,
                 no_vision: false,
+                arm: None,
                 profile,
             };
             match open(&args) {
@@ -267,9 +268,23 @@ fn profile_of(file: &Path) -> Result<Profile, String> {
     }
 }
 
+/// Whether the model served can take images, shared by every workspace of this process.
+static VISION: std::sync::LazyLock<fsgate_core::vision::VisionSwitch> =
+    std::sync::LazyLock::new(fsgate_core::vision::VisionSwitch::new);
+
 /// Opens the workspace the options describe, validating its configuration: what `serve` runs
 /// before it starts, and all that `check-config` runs. The error is a message for stderr.
 fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
+    if let Some(arm) = args.arm
+        && args.profile != Profile::Gg
+    {
+        return Err(format!(
+            "--arm {} chooses how gg's tools are called; the {} profile has one way, so leave \
+             --arm out (or serve --profile gg)",
+            arm.name(),
+            args.profile
+        ));
+    }
     let mut options = Options::new(".");
     options.roots = if args.roots.is_empty() && !args.profile.configures_roots() {
         vec![
@@ -285,6 +300,10 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     options.jail = args.jail == JailMode::Roots;
     options.agent = args.agent.clone();
     options.no_vision = args.no_vision;
+    options.arm = args.arm;
+    // One switch for every workspace this process opens (one per HTTP session): what a harness
+    // tells the server about its model's vision holds for all of them.
+    options.vision = VISION.clone();
     let ws = Workspace::open(options).map_err(|e| e.to_string())?;
     for warning in ws.warnings() {
         tracing::warn!("{warning}");

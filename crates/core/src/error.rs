@@ -32,6 +32,8 @@ pub enum ErrorKind {
     Conflict,
     /// The caller cancelled the call before it finished.
     Cancelled,
+    /// A program ran into a bound of its sandbox (CPU time, clock time, memory, stack, output).
+    Limit,
     /// The operating system refused or failed the operation.
     Io,
 }
@@ -52,6 +54,7 @@ impl ErrorKind {
             ErrorKind::AlreadyExists => "already-exists",
             ErrorKind::Conflict => "conflict",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Limit => "limit",
             ErrorKind::Io => "io",
         }
     }

@@ -40,6 +40,8 @@ pub mod profile;
 pub mod session;
 pub mod surface;
 pub mod text;
+pub mod vision;
+pub mod window;
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +73,12 @@ pub struct Options {
     pub agent: Option<String>,
     /// gg: never attach images, whatever the configuration says. By default `false`.
     pub no_vision: bool,
+    /// gg: the arm served, over the configuration's `arm`. By default the configuration's.
+    pub arm: Option<config::gg::Arm>,
+    /// gg: the server-wide switch a harness turns off when the model turns out unable to take
+    /// images ([`Workspace::learn_no_vision`]). Share one clone among the workspaces of one
+    /// server. By default a switch of its own, on.
+    pub vision: vision::VisionSwitch,
 }
 
 impl Options {
@@ -82,6 +90,8 @@ impl Options {
             jail: false,
             agent: None,
             no_vision: false,
+            arm: None,
+            vision: vision::VisionSwitch::new(),
         }
     }
 }
@@ -126,6 +136,8 @@ pub struct Workspace {
     warnings: Vec<String>,
     /// What this workspace's calls have seen of each file (one workspace serves one session).
     session: std::sync::Arc<session::Session>,
+    /// Whether the model can take images, shared with the server's other workspaces.
+    vision: vision::VisionSwitch,
 }
 
 impl Workspace {
@@ -138,6 +150,7 @@ impl Workspace {
             surface,
             warnings: Vec::new(),
             session: Default::default(),
+            vision: vision::VisionSwitch::new(),
         }
     }
 
@@ -153,6 +166,7 @@ impl Workspace {
             surface,
             warnings,
             session: Default::default(),
+            vision: options.vision,
         })
     }
 
@@ -302,9 +316,21 @@ impl Workspace {
         }
     }
 
-    /// The system-prompt fragment for this configuration.
+    /// The system-prompt fragment for this configuration (under gg's code arm, opening with
+    /// the workspace's tree).
     pub fn prompt(&self) -> String {
-        self.surface.prompt()
+        match self.surface.opening(&self.access) {
+            Some(opening) => format!("{opening}\n{}", self.surface.prompt()),
+            None => self.surface.prompt(),
+        }
+    }
+
+    /// Records that the model cannot take images, for every workspace opened with this one's
+    /// [`Options::vision`] switch (all the sessions of one server); returns whether this changed
+    /// anything. From then on images are described, not attached, and the prompt and tool
+    /// descriptions say reading images is unsupported.
+    pub fn learn_no_vision(&self) -> bool {
+        self.vision.turn_off()
     }
 }
 

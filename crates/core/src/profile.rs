@@ -287,7 +287,9 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                         .with_secrets(secrets)?;
                     (access, Vec::new())
                 };
-                let surface = Gg::new(config, options.agent.as_deref(), options.no_vision)?;
+                let surface = Gg::new(config, options.agent.as_deref(), options.no_vision)?
+                    .with_arm(options.arm.unwrap_or(config.arm))
+                    .with_vision_switch(options.vision.clone());
                 (access, Box::new(surface), warnings)
             }
             ProfileConfig::Coder(config) => {

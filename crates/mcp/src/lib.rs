@@ -25,20 +25,25 @@ use std::sync::Arc;
 use base64::Engine as _;
 use fsgate_core::{CallContext, Content, Progress, ProgressSink, ToolDef, ToolOutput, Workspace};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
+    CustomRequest, CustomResult, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ResourceContents,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+
+/// The method of the request (or notification) by which a harness tells a running server that
+/// its model cannot take images: params `{"images": false}`. From then on every session of the
+/// server describes images instead of attaching them, and its prompts and tool descriptions say
+/// so; the session that sent it hears `notifications/tools/list_changed`. The answer is
+/// `{"images": false, "changed": bool}`.
+pub const VISION_METHOD: &str = "fsgate/vision";
 
 /// The MCP handler of one workspace.
 #[derive(Clone)]
 pub struct FsgateServer {
     workspace: Arc<Workspace>,
-    /// The tool list, built once: it is fixed for the life of the server.
-    tools: Arc<Vec<Tool>>,
-    instructions: Arc<String>,
     /// Where each call is recorded as a JSON line (`--call-log`). By default nowhere.
     call_log: Option<calllog::CallLog>,
 }
@@ -46,13 +51,25 @@ pub struct FsgateServer {
 impl FsgateServer {
     /// A handler serving `workspace`.
     pub fn new(workspace: Arc<Workspace>) -> Self {
-        let tools = workspace.tools().iter().map(to_mcp_tool).collect();
-        let instructions = workspace.prompt();
         FsgateServer {
             workspace,
-            tools: Arc::new(tools),
-            instructions: Arc::new(instructions),
             call_log: None,
+        }
+    }
+
+    /// Applies a [`VISION_METHOD`] message's params; whether it changed anything, or why the
+    /// params are refused.
+    fn learn_vision(&self, params: Option<&serde_json::Value>) -> Result<bool, String> {
+        match params.and_then(|p| p.get("images")) {
+            Some(serde_json::Value::Bool(false)) => Ok(self.workspace.learn_no_vision()),
+            Some(serde_json::Value::Bool(true)) => Err(format!(
+                "{VISION_METHOD} only records that the model cannot take images \
+                 ({{\"images\": false}}); a server that has learned it keeps it until it restarts"
+            )),
+            _ => Err(format!(
+                "{VISION_METHOD} takes params {{\"images\": false}}, telling the server its model \
+                 cannot take images"
+            )),
         }
     }
 
@@ -196,9 +213,16 @@ fn progress_forwarder(
 
 impl ServerHandler for FsgateServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("fsgate", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.as_str())
+        // Built when asked: what the server has learned (a model without vision) shows in the
+        // next session's instructions.
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("fsgate", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.workspace.prompt())
     }
 
     async fn list_tools(
@@ -206,7 +230,53 @@ impl ServerHandler for FsgateServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let tools = self.workspace.tools().iter().map(to_mcp_tool).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        if request.method != VISION_METHOD {
+            return Err(McpError::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "fsgate has no method {}; its own method is {VISION_METHOD}",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        let changed = self
+            .learn_vision(request.params.as_ref())
+            .map_err(|message| McpError::invalid_params(message, None))?;
+        if changed {
+            tracing::info!("the model cannot take images: images are described from now on");
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+        Ok(CustomResult::new(
+            serde_json::json!({"images": false, "changed": changed}),
+        ))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) {
+        if notification.method != VISION_METHOD {
+            return;
+        }
+        match self.learn_vision(notification.params.as_ref()) {
+            Ok(true) => {
+                tracing::info!("the model cannot take images: images are described from now on");
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+            Ok(false) => {}
+            Err(message) => tracing::warn!("{message}"),
+        }
     }
 
     async fn call_tool(

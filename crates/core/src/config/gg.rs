@@ -23,6 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 mod budget;
+mod code;
+
+pub use code::{Arm, CodeLimits};
 
 use toml::{Table, Value};
 
@@ -129,6 +132,10 @@ pub struct GgConfig {
     /// directory or the roots, any letter case) that no tool reads, writes, searches or lists.
     /// By default none.
     pub non_accessible_globs: Vec<String>,
+    /// How the model calls the tools (`arm = "code"`). By default [`Arm::Tools`].
+    pub arm: Arm,
+    /// The bounds of the code arm's programs and views (`[code]`).
+    pub code: CodeLimits,
 }
 
 impl Default for GgConfig {
@@ -141,6 +148,8 @@ impl Default for GgConfig {
             agents: BTreeMap::new(),
             vision: true,
             non_accessible_globs: Vec::new(),
+            arm: Arm::Tools,
+            code: CodeLimits::default(),
         }
     }
 }
@@ -215,7 +224,12 @@ impl Validator {
 
     fn config(&mut self, root: &Table) -> GgConfig {
         let mut config = GgConfig::default();
-        self.unknown_keys("", root, &["capabilities", "agents", "model", "access"]);
+        self.unknown_keys(
+            "",
+            root,
+            &["arm", "capabilities", "agents", "model", "access", "code"],
+        );
+        self.code(root, &mut config);
         if let Some(caps) = root
             .get("capabilities")
             .and_then(|v| self.table("capabilities", v))
@@ -437,7 +451,7 @@ vision = 1
         .unwrap_err();
         insta::assert_snapshot!(err.to_string(), @r#"
         configuration cfg.toml refused: 7 problems
-          - colour: unknown key; the keys here are "capabilities", "agents", "model", "access"
+          - colour: unknown key; the keys here are "arm", "capabilities", "agents", "model", "access", "code"
           - capabilities.read-file.implementation: "capped" is not a read mode; the two modes are "unlimited" and "default-cap"
           - capabilities.read-file.params.lineCap: 0 is not a line count; lineCap must be a whole number of lines, 1 or more
           - capabilities.serach: unknown capability; the capabilities are "read-file", "write-file", "edit-file", "list-dir", "search"

@@ -126,6 +126,13 @@ pub trait Surface: Send + Sync {
     /// The system-prompt fragment describing the tools under this configuration.
     fn prompt(&self) -> String;
 
+    /// What the prompt opens with that needs the workspace itself (gg's code arm: the tree of
+    /// the workspace); `None`, the default, for a prompt that is all configuration.
+    fn opening(&self, access: &Access) -> Option<String> {
+        let _ = access;
+        None
+    }
+
     /// For a tool whose whole work is reading, writing or editing one file, the argument that
     /// names that file: the call's cost is then bounded by the file's size and its arguments'
     /// (see [`crate::Workspace::is_quick`]). `None`, the default, for work that may run long:

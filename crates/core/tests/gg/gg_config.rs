@@ -330,7 +330,7 @@ colour = 1
     );
     insta::assert_snapshot!(err, @r#"
     configuration gg.toml refused: 10 problems
-      - theme: unknown key; the keys here are "capabilities", "agents", "model", "access"
+      - theme: unknown key; the keys here are "arm", "capabilities", "agents", "model", "access", "code"
       - capabilities.read-file.implementation: "paged" is not a read mode; the two modes are "unlimited" and "default-cap"
       - capabilities.read-file.params.window: unknown key; the keys here are "lineCap", "countBudgetBytes", "countBudgetMs"
       - capabilities.read-file.params.lineCap: 0 is not a line count; lineCap must be a whole number of lines, 1 or more

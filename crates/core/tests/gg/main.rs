@@ -13,6 +13,7 @@
 #[path = "../gg_support/mod.rs"]
 mod gg_support;
 
+mod code_arm;
 mod gg_config;
 mod gg_images;
 mod gg_list_tree;

@@ -26,7 +26,7 @@ pub(super) fn render(gg: &Gg) -> String {
                  of a file ends with a line saying which lines it shows and where to continue.\n",
             ),
         }
-        if gg.vision {
+        if gg.sees_images() {
             out.push_str("read_file shows PNG, JPEG, GIF and WebP images as images.\n");
         } else {
             out.push_str(

@@ -30,15 +30,27 @@ pub(super) fn binary(shown: &str, size: u64) -> String {
 }
 
 fn text(window: &TextWindow, options: &ReadOptions) -> String {
-    let mut text = String::from_utf8_lossy(&window.bytes).into_owned();
-    for line in [note(&window.source), footer(window, options)]
+    let (content, notes) = text_parts(window, options);
+    join_notes(content, &notes)
+}
+
+/// A window's text and the lines fsgate adds after it (the decoding note, the footer).
+pub(super) fn text_parts(window: &TextWindow, options: &ReadOptions) -> (String, Vec<String>) {
+    let content = String::from_utf8_lossy(&window.bytes).into_owned();
+    let notes = [note(&window.source), footer(window, options)]
         .into_iter()
         .flatten()
-    {
+        .collect();
+    (content, notes)
+}
+
+/// `content` followed by `notes`, each on a line of its own.
+pub(super) fn join_notes(mut text: String, notes: &[String]) -> String {
+    for line in notes {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&line);
+        text.push_str(line);
     }
     text
 }
@@ -121,16 +133,21 @@ pub(super) fn footer(w: &TextWindow, options: &ReadOptions) -> Option<String> {
     })
 }
 
-fn image(shown: &str, image: ImageRead) -> ToolOutput {
+/// The prose naming an image: `Image mockups/home.png: PNG, 1280x800 pixels, 48213 bytes`.
+pub(super) fn image_label(shown: &str, image: &ImageRead) -> String {
     let dims = match image.dimensions {
         Some((w, h)) => format!("{w}x{h} pixels"),
         None => "dimensions unreadable".to_string(),
     };
-    let described = format!(
+    format!(
         "Image {shown}: {}, {dims}, {} bytes",
         image.format.name(),
         image.size
-    );
+    )
+}
+
+pub(super) fn image(shown: &str, image: ImageRead) -> ToolOutput {
+    let described = image_label(shown, &image);
     match image.attachment {
         Attachment::Attached(data) => ToolOutput {
             content: vec![

@@ -18,7 +18,7 @@ pub(super) fn description(gg: &Gg, tool: &str) -> String {
                     "A call without limit returns the file from offset to its end.".to_string()
                 }
             };
-            let images = if gg.vision {
+            let images = if gg.sees_images() {
                 "PNG, JPEG, GIF and WebP files (recognised by content) come back as images, up \
                  to 8 MiB; a damaged one is described instead."
             } else {

@@ -13,20 +13,35 @@ pub const MAX_LINES: usize = 1000;
 /// The most bytes a tree returns.
 pub const MAX_BYTES: usize = 16 * 1024;
 
-pub(super) fn render(shown: &str, outcome: TreeOutcome) -> String {
+/// The tree's text, and the nodes it shows, in order (what the code arm returns as entries).
+pub(super) fn render_nodes(shown: &str, outcome: TreeOutcome) -> (String, Vec<Node>) {
     let nodes = match outcome {
         TreeOutcome::Nodes(nodes) => nodes,
         TreeOutcome::IgnoredRoot => {
-            return format!(
-                "({shown} is excluded by the workspace's ignore files (.gitignore, .ignore or \
-                 .git/info/exclude), so tree does not walk it; list it with list_dir)"
+            return (
+                format!(
+                    "({shown} is excluded by the workspace's ignore files (.gitignore, .ignore or \
+                     .git/info/exclude), so tree does not walk it; list it with list_dir)"
+                ),
+                Vec::new(),
             );
         }
     };
     let mut nodes = nodes;
-    let taken = take(nodes.by_ref().map(|n| line(&n)), MAX_LINES, MAX_BYTES);
+    let mut seen = Vec::new();
+    let taken = take(
+        nodes.by_ref().map(|n| {
+            let line = line(&n);
+            seen.push(n);
+            line
+        }),
+        MAX_LINES,
+        MAX_BYTES,
+    );
     let skipped = super::search::closing(&nodes.skipped());
-    finish(taken, skipped.strip_prefix('\n'), MAX_LINES, MAX_BYTES)
+    let (text, kept) = finish(taken, skipped.strip_prefix('\n'), MAX_LINES, MAX_BYTES);
+    seen.truncate(kept);
+    (text, seen)
 }
 
 fn line(node: &Node) -> String {
@@ -53,6 +68,7 @@ fn bounded(lines: impl Iterator<Item = String>, max_lines: usize, max_bytes: usi
         max_lines,
         max_bytes,
     )
+    .0
 }
 
 /// The lines taken while the bounds allowed.
@@ -92,8 +108,14 @@ fn take(lines: impl Iterator<Item = String>, max_lines: usize, max_bytes: usize)
 
 /// The tree's text: the lines taken, then the closing lines (the cut, when the bounds bound,
 /// and `skipped`), all within the bounds: lines are dropped until the closing lines fit, and a
-/// tree that loses lines for them says it was cut.
-fn finish(taken: Taken, skipped: Option<&str>, max_lines: usize, max_bytes: usize) -> String {
+/// tree that loses lines for them says it was cut. Also returns how many of the lines taken it
+/// kept.
+fn finish(
+    taken: Taken,
+    skipped: Option<&str>,
+    max_lines: usize,
+    max_bytes: usize,
+) -> (String, usize) {
     let Taken {
         mut kept,
         mut bytes,
@@ -117,11 +139,12 @@ fn finish(taken: Taken, skipped: Option<&str>, max_lines: usize, max_bytes: usiz
         });
     }
     let Some(cut_by) = cut_by else {
+        let count = kept.len();
         if kept.is_empty() {
             kept.push("(empty directory)".to_string());
         }
         kept.extend(closing);
-        return kept.join("\n");
+        return (kept.join("\n"), count);
     };
     closing.insert(
         0,
@@ -134,8 +157,9 @@ fn finish(taken: Taken, skipped: Option<&str>, max_lines: usize, max_bytes: usiz
         let dropped = kept.pop().map_or(0, |l| l.len());
         bytes -= dropped + usize::from(!kept.is_empty());
     }
+    let count = kept.len();
     kept.extend(closing);
-    kept.join("\n")
+    (kept.join("\n"), count)
 }
 
 #[cfg(test)]
@@ -167,21 +191,21 @@ mod tests {
     #[test]
     fn the_skipped_line_closes_a_whole_tree() {
         let taken = take(lines(3, 4), 1000, 16 * 1024);
-        let out = finish(
+        let (out, _) = finish(
             taken,
             Some("[skipped: 1 unreadable folder]"),
             1000,
             16 * 1024,
         );
         assert_eq!(out, "0000\n0001\n0002\n[skipped: 1 unreadable folder]");
-        let empty = finish(take(lines(0, 4), 10, 1024), Some("[skipped: x]"), 10, 1024);
+        let (empty, _) = finish(take(lines(0, 4), 10, 1024), Some("[skipped: x]"), 10, 1024);
         assert_eq!(empty, "(empty directory)\n[skipped: x]");
     }
 
     #[test]
     fn the_skipped_line_counts_against_the_bounds_and_cuts_the_tree_when_it_must() {
         // A tree that fits exactly loses a line to the two closing lines, and says it was cut.
-        let out = finish(
+        let (out, kept) = finish(
             take(lines(1000, 4), 1000, 16 * 1024),
             Some("[skipped: x]"),
             1000,
@@ -189,6 +213,7 @@ mod tests {
         );
         let all: Vec<&str> = out.lines().collect();
         assert_eq!(all.len(), 1000);
+        assert_eq!(kept, 998);
         assert_eq!(all[997], "0997");
         assert!(
             all[998].starts_with("[tree cut at 1000 lines;"),
@@ -197,7 +222,7 @@ mod tests {
         );
         assert_eq!(all[999], "[skipped: x]");
         // A tree cut by bytes keeps both closing lines within the bytes.
-        let out = finish(
+        let (out, _) = finish(
             take(lines(500, 60), 1000, 16 * 1024),
             Some("[skipped: x]"),
             1000,

@@ -15,6 +15,12 @@ pub(super) const NEXT: NextWords = NextWords {
     see_entries: "use list_dir or tree to see its entries",
 };
 
+/// The code arm's words for the same next steps: its functions, not the tool arm's tools.
+pub(super) const CODE_NEXT: NextWords = NextWords {
+    check_path: "check the path with gg.files.listDir",
+    see_entries: "use gg.files.listDir or gg.files.tree to see its entries",
+};
+
 /// The most occurrence line numbers a not-unique error lists.
 const MAX_LINES_LISTED: usize = 20;
 
