@@ -146,17 +146,37 @@ fn form_from_table(root: &Table) -> Value {
                 .collect()
         })
         .unwrap_or_default();
+    // The code arm's switch and bounds: not on the page either, carried as written.
+    let arm = root.get("arm").map(|v| match v {
+        Toml::String(s) => s.clone(),
+        other => other.to_string(),
+    });
+    let code: Map<String, Value> = root
+        .get("code")
+        .and_then(Toml::as_table)
+        .map(|t| {
+            t.iter()
+                .map(|(k, v)| (k.clone(), json!(v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
     json!({
         "capabilities": capabilities,
         "agents": agents,
         "vision": vision,
         "nonAccessibleGlobs": secrets,
+        "arm": arm,
+        "code": code,
     })
 }
 
 /// The TOML file for `form`, every value as the form holds it.
 pub fn render(form: &Value) -> String {
     let mut out = String::new();
+    // A top-level key, so before every table.
+    if let Some(arm) = form["arm"].as_str() {
+        out.push_str(&format!("arm = {}\n", quoted(arm)));
+    }
     for cap in Capability::ALL {
         let entry = &form["capabilities"][cap.name()];
         let enabled = entry["enabled"].as_bool().unwrap_or(true);
@@ -211,6 +231,15 @@ pub fn render(form: &Value) -> String {
             "[access]\nnon_accessible_globs = [{}]\n",
             globs.join(", ")
         ));
+    }
+    if let Some(code) = form["code"].as_object()
+        && !code.is_empty()
+    {
+        out.push_str("[code]\n");
+        for (name, value) in code {
+            let value = value.as_str().map(str::trim).unwrap_or("");
+            out.push_str(&format!("{} = {}\n", key(name), literal(value)));
+        }
     }
     out
 }
@@ -286,6 +315,16 @@ mod tests {
         assert_eq!(form["agents"][0]["allow"], "read_file, tree");
         let rendered = render(&form);
         assert!(rendered.contains("countBudgetMs = 1000"), "{rendered}");
+        // The code arm's switch and bounds are carried through a save as written.
+        let text = "arm = \"code\"\n[code]\ncpu_limit_ms = 500\nimage_cost_rule = \"gemini\"\n";
+        let rendered = render(&form_from_text(text).unwrap());
+        let config = fsgate_core::GgConfig::parse(&rendered, "t").unwrap();
+        assert_eq!(config.arm, fsgate_core::config::gg::Arm::Code, "{rendered}");
+        assert_eq!(config.code.cpu_ms, 500);
+        assert_eq!(
+            config.code.image_rule,
+            fsgate_core::window::ImageRule::Gemini
+        );
         assert_eq!(
             GgConfig::parse(&rendered, "t").unwrap(),
             GgConfig::parse(text, "t").unwrap()

@@ -13,6 +13,7 @@
 
 mod check_config;
 mod cli;
+mod code_arm;
 mod coder_reload;
 mod console;
 mod count_budget;

@@ -110,6 +110,8 @@ function fillForm(form) {
   // Not on the page, but kept: saving the form must not drop them.
   state.nonAccessibleGlobs = form.nonAccessibleGlobs || [];
   state.otherParams = read.otherParams || {};
+  state.arm = form.arm ?? null;
+  state.code = form.code || {};
 }
 
 function readForm() {
@@ -125,7 +127,14 @@ function readForm() {
     name: row.querySelector('.agent-name').value,
     allow: row.querySelector('.agent-allow').value,
   }));
-  return { capabilities, agents, vision: $('vision').checked, nonAccessibleGlobs: state.nonAccessibleGlobs || [] };
+  return {
+    capabilities,
+    agents,
+    vision: $('vision').checked,
+    nonAccessibleGlobs: state.nonAccessibleGlobs || [],
+    arm: state.arm ?? null,
+    code: state.code || {},
+  };
 }
 
 // ---- modes: the gg form, or the file's text ----

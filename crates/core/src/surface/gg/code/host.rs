@@ -46,7 +46,22 @@ impl<'a> Host<'a> {
             Ok(args) => args,
             Err(e) => return reply(Err(ToolError::invalid(format!("arguments: {e}")))),
         };
-        let answer = self.call(function, args).map_err(|err| {
+        // A call refused for a concurrent change before it wrote runs again from a fresh read,
+        // as a tool call does; only that call, never the program.
+        let mut attempt = 0;
+        let answer = loop {
+            crate::access::fs::begin_call();
+            let answer = self.call(function, args.clone());
+            attempt += 1;
+            let conflicted = answer.is_err() && crate::access::fs::call_conflicted_cleanly();
+            if !conflicted || attempt >= crate::CONFLICT_RETRIES || self.ctx.is_cancelled() {
+                break answer;
+            }
+            crate::pause_after_conflict(attempt);
+        };
+        // The run as a whole is never run again: its program may have written before.
+        crate::access::fs::begin_call();
+        let answer = answer.map_err(|err| {
             let err = err.worded(&words::CODE_NEXT);
             ToolError {
                 message: code_words(&err.message),
