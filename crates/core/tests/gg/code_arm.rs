@@ -729,3 +729,31 @@ fn vision_learned_at_run_time_reaches_every_workspace_of_the_server() {
         .unwrap();
     assert!(read_file.description.contains("cannot see images"));
 }
+
+#[test]
+fn an_ignored_root_and_a_picture_without_vision_say_why_in_the_value() {
+    let fx = Fx::new();
+    fx.write(".gitignore", "build/\n");
+    fx.write("build/out.txt", "x\n");
+    fx.write("m.png", png(2, 2));
+    let ws = code_arm_with(&fx, "", |o| o.no_vision = true);
+    let got = returned(
+        &ws,
+        "const t = gg.files.tree('build'); return {n: t.length, note: t.note, image: gg.files.readFile('m.png').reason}",
+    );
+    assert_eq!(got["n"], 0);
+    let note = got["note"].as_str().unwrap();
+    assert!(
+        note.contains("is excluded by the workspace's ignore files"),
+        "{note}"
+    );
+    assert!(note.contains("gg.files.listDir"), "{note}");
+    assert!(
+        got["image"]
+            .as_str()
+            .unwrap()
+            .contains("this model cannot see images"),
+        "{}",
+        got["image"]
+    );
+}

@@ -108,6 +108,10 @@ impl<'a> Host<'a> {
                                  its picture; this one is also damaged or not an image a model \
                                  can be sent ({why}), so gg.views.openFile would describe it too"
                             ),
+                            Attachment::NoVision => "gg.files.readFile gives a program an \
+                                image's description, not its picture; this model cannot see \
+                                images, so gg.views.openFile would describe it too"
+                                .to_string(),
                             _ => "gg.files.readFile gives a program an image's description, \
                                   not its picture; to look at it, open a view with \
                                   gg.views.openFile(path)"
@@ -191,11 +195,15 @@ impl<'a> Host<'a> {
                         parents.push(node.name.clone());
                     }
                 }
-                let note: Vec<&str> = text
+                let mut note: Vec<&str> = text
                     .lines()
                     .skip(nodes.len())
                     .filter(|l| l.starts_with('['))
                     .collect();
+                if nodes.is_empty() && text.contains("is excluded by the workspace's ignore files")
+                {
+                    note.push(&text);
+                }
                 Ok(json!({
                     "items": items,
                     "text": text,
