@@ -3,6 +3,7 @@ run_code; a program's gg.files calls answer as the tool arm's calls do, its view
 text blocks headed by path and window (pictures as image blocks), the result ends with the
 window's estimated cost, and the sandbox's bounds end a run with an error naming the bound."""
 
+import base64
 import json
 import re
 
@@ -12,9 +13,8 @@ from conftest import make, read_cap_config, serve, write_config
 
 pytestmark = pytest.mark.anyio
 
-PNG_1x1 = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d4944415478da63fccf00000301010018dd8db00000000049454e44ae426082"
+PNG_1x1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
 
 
@@ -69,7 +69,7 @@ async def test_a_picture_is_a_descriptor_to_the_program_and_an_image_in_a_view(w
         assert "gg.views.openFile" in d["reason"]
         assert not out.images
         out = await c.call("run_code", {"code": "gg.views.openFile('m.png')"})
-        assert len(out.images) == 1 and out.images[0].mimeType == "image/png"
+        assert len(out.images) == 1 and out.images[0].mime_type == "image/png"
 
 
 async def test_errors_are_thrown_with_their_kind_and_fail_the_run_uncaught(ws):

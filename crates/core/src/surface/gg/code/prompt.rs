@@ -17,7 +17,8 @@ const DOCS: [(&str, &str); 7] = [
         "files.readFile",
         "gg.files.readFile(path, {offset, limit}) -> string: a window of the file's lines, as \
          read_file gives them (offset is the 1-based first line; a window that is not the whole \
-         file ends with a line like [showing lines 1-250 of 1200; continue with offset: 251]). \
+         file ends with a line saying which lines it shows, of how many, and the offset to \
+         continue with). \
          For a PNG, JPEG, GIF or WebP picture it returns {label, path, format, size, width, \
          height, shown: false, reason}: the picture itself reaches you only through a view.",
     ),
@@ -128,9 +129,16 @@ pub(crate) fn render(gg: &Gg) -> String {
          has gg.files (results go to the program) and gg.views (what is shown to you), \
          console.log, and performance.now(); nothing else reaches outside it.\n",
     );
-    for function in enabled.iter().filter(|f| f.starts_with("files.")) {
+    // gg.files.search is documented in the opening already.
+    for function in enabled
+        .iter()
+        .filter(|f| f.starts_with("files.") && **f != "files.search")
+    {
         out.push_str("\n- ");
         out.push_str(&super::code_words(doc(function)));
+    }
+    if enabled.contains(&"files.search") {
+        out.push_str("\n- gg.files.search: see above.");
     }
     out.push('\n');
     let absent: Vec<String> = FUNCTIONS
