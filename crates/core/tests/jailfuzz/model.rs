@@ -72,6 +72,12 @@ pub const GRANT: &str = "ZQGRANT";
 /// How long one call may take before the watchdog calls it hung.
 pub const CALL_LIMIT: Duration = Duration::from_secs(60);
 
+/// The walks that list folders by path (the `ignore` crate): a folder exchanged with a link to
+/// an outside folder mid-walk shows the outside names (the known finding,
+/// `adversarial/racing_walk_names.rs`). Only that — an outside *name*, never content — is
+/// counted instead of failed, unless `FSGATE_JAILFUZZ_STRICT` is set.
+const KNOWN_NAME_RACE: [(P, &str); 3] = [(P::Gg, "tree"), (P::Coder, "tree"), (P::Qwen, "glob")];
+
 /// The non-accessible globs every profile is configured with.
 pub const SECRET_GLOBS: [&str; 3] = ["**/.env", "**/*.pem", "**/*.key"];
 const SECRET_NAMES: [&str; 3] = [".env", "k.pem", "id.key"];
@@ -186,6 +192,10 @@ pub struct Stats {
     pub errors: u64,
     /// Racer operations that changed the tree.
     pub racer_ops: u64,
+    /// Outputs that showed the known finding (an outside name in a path-listing walk racing a
+    /// folder exchanged with a link), counted rather than failed unless `FSGATE_JAILFUZZ_STRICT`
+    /// is set.
+    pub known: u64,
 }
 
 impl Stats {
@@ -195,6 +205,7 @@ impl Stats {
         self.calls += other.calls;
         self.errors += other.errors;
         self.racer_ops += other.racer_ops;
+        self.known += other.known;
     }
 }
 
@@ -880,7 +891,7 @@ impl Racer {
                 ))
             }
             _ => {
-                // A folder swapped for a link out and back at once, the classic race.
+                // A folder exchanged with a link out, back and forth: the classic race.
                 let dirs: Vec<&(String, bool)> =
                     movable.iter().copied().filter(|(_, d)| *d).collect();
                 let name = self.pick_name(&dirs)?;
@@ -888,7 +899,11 @@ impl Racer {
                 let link = format!(".zqswap{}", self.counter);
                 let target = link_target(&mut self.rng, &self.paths, &region_path, depth);
                 rustix::fs::symlinkat(target.as_str(), &dir, link.as_str()).ok()?;
-                for _ in 0..2 {
+                // Flip it for up to a few milliseconds, as fast as it goes (an even number of
+                // times, so it ends as it began).
+                let until =
+                    Instant::now() + Duration::from_micros(200 + 50 * self.rng.below(80) as u64);
+                while Instant::now() < until {
                     let _ = rustix::fs::renameat_with(
                         &dir,
                         name.as_str(),
@@ -896,11 +911,17 @@ impl Racer {
                         link.as_str(),
                         RenameFlags::EXCHANGE,
                     );
-                    std::thread::yield_now();
+                    let _ = rustix::fs::renameat_with(
+                        &dir,
+                        name.as_str(),
+                        &dir,
+                        link.as_str(),
+                        RenameFlags::EXCHANGE,
+                    );
                 }
                 let _ = rustix::fs::unlinkat(&dir, link.as_str(), AtFlags::empty());
                 Some(format!(
-                    "{region_name}: {} swapped with a link to {target} and back",
+                    "{region_name}: {} flipped with a link to {target} for a while",
                     at(&name)
                 ))
             }
@@ -1366,9 +1387,19 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn leaks(&self, p: P, out: &ToolOutput) -> Result<(), String> {
+    /// Whether the output leaks; `Ok(true)` for the known finding only.
+    fn leaks(&self, p: P, tool: &str, out: &ToolOutput) -> Result<bool, String> {
         let text = output_text(out);
-        let mut forbidden = vec![OUT_DATA, HIDDEN, SECRET_DATA];
+        let mut forbidden = vec![OUT_DATA, SECRET_DATA];
+        if text.contains(HIDDEN) {
+            if KNOWN_NAME_RACE.contains(&(p, tool))
+                && std::env::var_os("FSGATE_JAILFUZZ_STRICT").is_none()
+                && !text.contains(OUT_DATA)
+            {
+                return Ok(true);
+            }
+            forbidden.push(HIDDEN);
+        }
         if p != P::Pico {
             forbidden.push(GRANT);
         }
@@ -1380,7 +1411,7 @@ impl Checker<'_> {
                 ));
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     fn outside(&self) -> Result<(), String> {
@@ -1666,7 +1697,8 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                     }
                     let checker = Checker { fx: &fx };
                     checker
-                        .leaks(p, &out)
+                        .leaks(p, tool, &out)
+                        .map(|known| stats.known += u64::from(known))
                         .and_then(|()| checker.outside())
                         .and_then(|()| checker.inside())
                         .map(|known| {
