@@ -40,6 +40,7 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::disallowed_methods,
+    clippy::disallowed_types,
     clippy::too_many_lines
 )]
 
@@ -348,35 +349,37 @@ fn open_workspace(p: P, paths: &Paths) -> Workspace {
     o.roots = vec![root.clone()];
     o.jail = true;
     o.profile = match p {
-        P::Gg => {
-            let mut c = GgConfig::default();
-            c.non_accessible_globs = globs();
-            c.into()
+        P::Gg => GgConfig {
+            non_accessible_globs: globs(),
+            ..GgConfig::default()
         }
+        .into(),
         P::Coder => CoderConfig {
             base_paths: vec![root],
             non_accessible_globs: globs(),
             ..CoderConfig::default()
         }
         .into(),
-        P::Qwen => {
-            let mut c = QwenConfig::default();
-            c.non_accessible_globs = globs();
-            c.into()
+        P::Qwen => QwenConfig {
+            non_accessible_globs: globs(),
+            ..QwenConfig::default()
         }
+        .into(),
         P::Pico => {
-            let mut c = PicoclawConfig::default();
-            c.non_accessible_globs = globs();
             let grant = format!("^{}(?:/|$)", escape_regex(&Paths::s(&paths.grant)));
-            c.allow_read_paths = vec![grant.clone()];
-            c.allow_write_paths = vec![grant];
-            c.into()
+            PicoclawConfig {
+                non_accessible_globs: globs(),
+                allow_read_paths: vec![grant.clone()],
+                allow_write_paths: vec![grant],
+                ..PicoclawConfig::default()
+            }
+            .into()
         }
-        P::Sgpt => {
-            let mut c = SgptConfig::default();
-            c.non_accessible_globs = globs();
-            c.into()
+        P::Sgpt => SgptConfig {
+            non_accessible_globs: globs(),
+            ..SgptConfig::default()
         }
+        .into(),
     };
     Workspace::open(o).unwrap()
 }
@@ -459,9 +462,9 @@ impl Fixture {
                 &blocks.block(Origin::RootFixture, c, 3),
             );
         }
-        for i in 0..1 + c.below(3) {
+        for name in SECRET_NAMES.iter().take(1 + c.below(3)) {
             let (dir, _) = &folders[c.below(folders.len())];
-            let p = dir.join(SECRET_NAMES[i]);
+            let p = dir.join(name);
             if p.exists() {
                 continue;
             }
@@ -975,7 +978,7 @@ impl Gen<'_> {
             let mut s = self.c.pick(self.known).clone();
             if self.c.chance(10) {
                 s.push('/');
-                let f: &str = *self.c.pick::<&str>(&FILES);
+                let f: &str = self.c.pick::<&str>(&FILES);
                 s.push_str(f);
             }
             return s;
