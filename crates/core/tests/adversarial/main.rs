@@ -38,6 +38,8 @@ mod next_steps;
 mod picoclaw_support;
 mod portable_paths;
 mod quick_calls;
+// Found by the jail fuzzer (tests/jailfuzz).
+mod racing_walk_names;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]
 mod sgpt_support;
