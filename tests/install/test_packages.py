@@ -144,7 +144,7 @@ async def test_pip_install_gives_a_working_fsgate_command(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def uv(tmp_path_factory) -> Path:
+def uv() -> Path:
     """uv from PyPI (pinned), in a venv of its own under target/: what `uvx` is."""
     venv = REPO / "target" / "uv-venv"
     exe = venv / "bin" / "uv"
