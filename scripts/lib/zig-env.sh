@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced (from the repository's root) by the scripts that build for other systems with
+# Sourced by the scripts that build for other systems with
 # `cargo zigbuild`: scripts/mac-check and scripts/release.
 #
 # zig compiles the C some dependencies build (plain `cc` cannot target Apple systems, nor an old
@@ -14,14 +14,15 @@
 # After sourcing: cargo-zigbuild, zig (python -m ziglang) and that venv's python3 come first on
 # the PATH, and SDKROOT names the stubs.
 
-zig_venv=target/zig-venv
+zig_target_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/target"
+zig_venv="$zig_target_dir/zig-venv"
 if [ ! -x "$zig_venv/bin/cargo-zigbuild" ]; then
   python3 -m venv "$zig_venv"
   "$zig_venv/bin/pip" install --quiet --disable-pip-version-check ziglang==0.17.1 cargo-zigbuild==0.24.1
 fi
-export PATH="$PWD/$zig_venv/bin:$PATH"
+export PATH="$zig_venv/bin:$PATH"
 
-macos_sdk_stubs="$PWD/target/macos-sdk-stubs"
+macos_sdk_stubs="$zig_target_dir/macos-sdk-stubs"
 macos_framework_stub() {
   local name=$1
   shift
