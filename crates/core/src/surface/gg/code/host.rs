@@ -79,15 +79,8 @@ impl<'a> Host<'a> {
         };
         if !self.gg.offers(tool) {
             let (_, denied) = super::functions(self.gg);
-            let text = denied
-                .into_iter()
-                .find(|(f, _)| *f == name)
-                .map(|(_, text)| text)
-                .unwrap_or_default();
-            let message = text
-                .split_once(": ")
-                .map_or(text.clone(), |(_, m)| m.to_string());
-            return Err(ToolError::new(crate::error::ErrorKind::Denied, message));
+            let refusal = denied.into_iter().find(|(f, _)| *f == name);
+            return Err(refusal.map_or_else(|| self.gg.denied(tool), |(_, r)| r));
         }
         let shown = format!("gg.{name}");
         let (gg, access, ctx) = (self.gg, self.access, self.ctx);

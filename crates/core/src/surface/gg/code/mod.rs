@@ -72,7 +72,7 @@ pub(super) fn code_words(text: &str) -> String {
 
 /// The functions that exist under `gg`'s configuration, and the refusal each missing one
 /// throws.
-fn functions(gg: &Gg) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
+fn functions(gg: &Gg) -> (Vec<&'static str>, Vec<(&'static str, ToolError)>) {
     let enabled: Vec<&'static str> = FUNCTIONS
         .iter()
         .filter(|(_, tool)| gg.offers(tool))
@@ -88,8 +88,10 @@ fn functions(gg: &Gg) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
         .iter()
         .filter(|(_, tool)| !gg.offers(tool))
         .map(|(function, tool)| {
-            let refusal = gg.denial(tool, &format!("gg.{function}"), &offered);
-            (*function, refusal.to_string())
+            (
+                *function,
+                gg.denial(tool, &format!("gg.{function}"), &offered),
+            )
         })
         .collect();
     (enabled, denied)
@@ -140,7 +142,7 @@ pub(super) fn call(gg: &Gg, access: &Access, args: Value, ctx: &CallContext) -> 
     let (enabled, denied) = functions(gg);
     let setup = json!({
         "enabled": enabled,
-        "denied": denied.into_iter().map(|(f, m)| (f.to_string(), Value::String(m))).collect::<serde_json::Map<String, Value>>(),
+        "denied": denied.into_iter().map(|(f, refusal)| (f.to_string(), Value::String(refusal.to_string()))).collect::<serde_json::Map<String, Value>>(),
     })
     .to_string();
     let mut host = host::Host::new(gg, access, ctx);
