@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{DirEntry, IncrementalIgnore, Walk, WalkBuilder};
+use ignore::{IncrementalIgnore, Walk, WalkBuilder};
 
 use self::rules::{JailRules, Kinds};
 use super::Access;
@@ -326,50 +326,6 @@ fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder 
     builder
 }
 
-/// What a counted walk ([`Access::counted_walk`]) does with the symbolic links it meets. It
-/// never follows one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Links {
-    /// Yields them as entries (a tree shows them).
-    Yield,
-    /// Passes over them, counting those that loop (a search reads no link).
-    PassOver,
-}
-
-/// A walk whose failures are counted rather than yielded: a folder it cannot list, and the
-/// symbolic links that loop when it passes over links, go to its [`Skips`], with the ignore
-/// files it does not read. Yields the entries (the root first).
-pub struct CountedWalk<'a> {
-    access: &'a Access,
-    walk: Walk,
-    skips: Arc<Skips>,
-    links: Links,
-}
-
-impl Iterator for CountedWalk<'_> {
-    type Item = DirEntry;
-
-    fn next(&mut self) -> Option<DirEntry> {
-        loop {
-            match self.walk.next()? {
-                Ok(entry) => {
-                    if self.links == Links::PassOver
-                        && entry.depth() > 0
-                        && entry.file_type().is_some_and(|t| t.is_symlink())
-                    {
-                        if self.access.is_link_loop(entry.path()) {
-                            self.skips.symlink_loop();
-                        }
-                        continue;
-                    }
-                    return Some(entry);
-                }
-                Err(e) => self.skips.walk_failed(&e),
-            }
-        }
-    }
-}
-
 impl Access {
     /// A walk of `root` under `files`, siblings in byte order of their names, descending at
     /// most `max_depth` levels (`None`: no bound); `.git` and the artifact folders are never
@@ -379,26 +335,6 @@ impl Access {
         let mut builder = self.builder_for(root, max_depth, files, &Arc::default());
         builder.sort_by_file_name(|a, b| a.cmp(b));
         builder.build()
-    }
-
-    /// [`Access::walk_with`], with what it passes over counted in `skips`: folders it cannot
-    /// list, ignore files it does not read, and (when it passes over links) links that loop.
-    pub fn counted_walk(
-        &self,
-        root: &Path,
-        max_depth: Option<usize>,
-        files: &IgnoreFiles,
-        skips: &Arc<Skips>,
-        links: Links,
-    ) -> CountedWalk<'_> {
-        let mut builder = self.builder_for(root, max_depth, files, skips);
-        builder.sort_by_file_name(|a, b| a.cmp(b));
-        CountedWalk {
-            access: self,
-            walk: builder.build(),
-            skips: Arc::clone(skips),
-            links,
-        }
     }
 
     /// The builder behind [`Access::walk_with`], before its order is chosen: the crate reads

@@ -304,7 +304,8 @@ impl Kept<'_> {
         let top = self.access.root();
         let artifacts = &self.artifacts;
         let listing = Listing::new(entries.into_iter().filter(|(name, kind)| {
-            if *kind == WalkKind::Other || name == GIT_DIR {
+            // Other kinds are kept for the trees that show them; searches pass over them.
+            if name == GIT_DIR {
                 return false;
             }
             let is_dir = *kind == WalkKind::Dir;

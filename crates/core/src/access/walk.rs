@@ -102,6 +102,11 @@ pub struct WalkOptions<'s> {
     /// by the rule as an entered folder is: a search that is free to answer in any order walks
     /// them as walks of their own, side by side. By default every folder is entered.
     pub deferred: Option<&'s std::sync::Mutex<Vec<PathBuf>>>,
+    /// Yields every entry the rule keeps, folders and other kinds included, as
+    /// [`Step::Entry`] with its depth (a tree): each folder is yielded before what it holds,
+    /// and a non-accessible entry (a folder with all it holds) is passed over. `links`,
+    /// `select` and `deferred` do not apply. By default only files (and links) are yielded.
+    pub entries: bool,
 }
 
 impl WalkOptions<'_> {
@@ -113,6 +118,7 @@ impl WalkOptions<'_> {
             max_depth: None,
             select: None,
             deferred: None,
+            entries: false,
         }
     }
 }
@@ -126,6 +132,19 @@ pub enum Step {
     Link(PathBuf),
     /// Something the walk passed over.
     Passed(Passed),
+    /// Any entry, in a walk of [`WalkOptions::entries`].
+    Entry(Entry),
+}
+
+/// An entry of a walk of [`WalkOptions::entries`].
+#[derive(Debug)]
+pub struct Entry {
+    /// Its path, spelled under the walk's root.
+    pub path: PathBuf,
+    /// Levels below the root: the root's own entries are at depth 1.
+    pub depth: usize,
+    /// What it is (a link is not followed).
+    pub kind: WalkKind,
 }
 
 /// Something a walk passed over, where it met it.
@@ -292,6 +311,9 @@ pub struct Walk<'a> {
     max_depth: Option<usize>,
     select: Option<&'a dyn Fn(&Path) -> bool>,
     deferred: Option<&'a std::sync::Mutex<Vec<PathBuf>>>,
+    entries: bool,
+    /// A step to yield before any other: what was passed over entering a folder just yielded.
+    queued: Option<Step>,
     source: Source<'a>,
     stack: Vec<Frame>,
     handles: HandleBudget,
@@ -313,6 +335,7 @@ impl Access {
             max_depth,
             select,
             deferred,
+            entries,
         } = options;
         let kept = match &rule {
             WalkRule::Ignore(files) if *files == IgnoreFiles::standard() => {
@@ -344,6 +367,8 @@ impl Access {
             max_depth,
             select,
             deferred,
+            entries,
+            queued: None,
             source,
             stack: Vec::new(),
             handles,
@@ -448,7 +473,7 @@ impl Walk<'_> {
         match &mut self.source {
             Source::Kept(_) => Ok(()),
             Source::Ignore(rule) => {
-                if kind == WalkKind::Other || rule.excludes(path, is_dir) {
+                if (kind == WalkKind::Other && !self.entries) || rule.excludes(path, is_dir) {
                     return Err(None);
                 }
                 Ok(())
@@ -561,6 +586,25 @@ impl Walk<'_> {
         None
     }
 
+    /// The step of the entry `name` of the top frame (its path `path`, `depth` levels below
+    /// the root) in a walk of entries: a folder is entered as it is yielded, and what was
+    /// passed over entering it comes next.
+    fn entry(&mut self, name: &OsStr, path: PathBuf, depth: usize, kind: WalkKind) -> Step {
+        // The noise rule has asked of files and folders already, a library's of all.
+        let asked = match self.source {
+            Source::Noise(_) => matches!(kind, WalkKind::File | WalkKind::Dir),
+            Source::Library => true,
+            _ => false,
+        };
+        if !asked && self.access.has_secrets() && self.access.is_secret_path(&path) {
+            return Step::Passed(Passed::NonAccessible(path));
+        }
+        if kind == WalkKind::Dir {
+            self.queued = self.enter(name, path.clone(), None).map(Step::Passed);
+        }
+        Step::Entry(Entry { path, depth, kind })
+    }
+
     /// A library's link at `path` (the top frame's entry `index`), followed.
     fn follow(&mut self, index: usize, name: &OsStr, path: PathBuf) -> Option<Step> {
         let target = self.access.resolve(&path.to_string_lossy()).ok()?;
@@ -585,6 +629,9 @@ impl Iterator for Walk<'_> {
     type Item = Step;
 
     fn next(&mut self) -> Option<Step> {
+        if let Some(step) = self.queued.take() {
+            return Some(step);
+        }
         loop {
             let frame = self.stack.last_mut()?;
             let index = frame.next;
@@ -595,8 +642,10 @@ impl Iterator for Walk<'_> {
                 continue;
             };
             frame.next += 1;
+            let depth = frame.depth + 1;
             // A file of a kept listing needs no path unless something asks about it.
-            let bare = matches!(self.source, Source::Kept(_))
+            let bare = !self.entries
+                && matches!(self.source, Source::Kept(_))
                 && kind == WalkKind::File
                 && self.select.is_none()
                 && !self.access.has_secrets();
@@ -615,6 +664,9 @@ impl Iterator for Walk<'_> {
                     Some(passed) => return Some(Step::Passed(passed)),
                     None => continue,
                 }
+            }
+            if self.entries {
+                return Some(self.entry(name, path, depth, kind));
             }
             match kind {
                 WalkKind::Link => match self.links {
@@ -703,7 +755,7 @@ impl Iterator for ListedWalk<'_> {
         loop {
             match self.walk.next()? {
                 Step::File(file) => return Some(file),
-                Step::Link(_) => {}
+                Step::Link(_) | Step::Entry(_) => {}
                 Step::Passed(passed) => self.skips.count(&passed),
             }
         }

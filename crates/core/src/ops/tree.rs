@@ -3,13 +3,19 @@
 //! shown, never followed; what the walk could not show (a folder it could not list, an ignore
 //! file it did not read) is counted, for the tree to say once it is done
 //! ([`TreeIter::skipped`]).
+//!
+//! The tree is the one walker's ([`crate::access::walk`]) walk of entries: each folder is
+//! opened from its parent's handle, so a folder exchanged with a link mid-walk never leads the
+//! tree's names outside the root, and under gg's own rule it walks on the kept listings the
+//! searches keep.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::list::{FolderError, Kind};
-use crate::access::ignore::{CountedWalk, IgnoreFiles, Links};
-use crate::access::walkdir::{Skipped, Skips};
+use crate::access::ignore::IgnoreFiles;
+use crate::access::walk::{Passed, Step, Walk, WalkOptions, WalkRule};
+use crate::access::walkdir::{Skipped, Skips, WalkKind};
 use crate::access::{Access, Resolved};
 use crate::context::CallContext;
 
@@ -50,16 +56,25 @@ pub fn tree<'a>(
     }
     let depth = depth.max(1);
     let skips = Arc::new(Skips::default());
-    let files = IgnoreFiles::standard();
+    // Folders at the bound are entered only to count what they hold.
+    let options = WalkOptions {
+        max_depth: Some(depth),
+        entries: true,
+        ..WalkOptions::new(WalkRule::Ignore(IgnoreFiles::standard()))
+    };
+    // A root that cannot be listed is shown empty, and counted.
+    let walk = access
+        .walk(&target.path, options, &skips)
+        .inspect_err(|e| skips.folder_failed(e))
+        .ok();
     Ok(TreeOutcome::Nodes(Box::new(TreeIter {
         access,
-        walk: access.counted_walk(&target.path, Some(depth + 1), &files, &skips, Links::Yield),
+        walk,
         skips,
         depth,
         pending: None,
         ready: VecDeque::new(),
         ctx,
-        hidden: None,
     })))
 }
 
@@ -76,15 +91,13 @@ impl TreeIter<'_> {
 /// directories at the bound hold.
 pub struct TreeIter<'a> {
     access: &'a Access,
-    walk: CountedWalk<'a>,
+    walk: Option<Walk<'a>>,
     skips: Arc<Skips>,
     depth: usize,
     /// A directory at the bound whose entries are still being counted.
     pending: Option<Node>,
     ready: VecDeque<Node>,
     ctx: &'a CallContext,
-    /// A non-accessible folder left out, whose entries (which the walk yields next) are too.
-    hidden: Option<std::path::PathBuf>,
 }
 
 impl Iterator for TreeIter<'_> {
@@ -98,28 +111,24 @@ impl Iterator for TreeIter<'_> {
             if self.ctx.is_cancelled() {
                 return None;
             }
-            let Some(entry) = self.walk.next() else {
+            let Some(step) = self.walk.as_mut().and_then(Iterator::next) else {
                 return self.pending.take();
             };
+            let entry = match step {
+                Step::Entry(entry) => entry,
+                // An unreadable folder is shown without its entries (and counted) rather than
+                // failing the whole tree; non-accessible entries are left out, a folder with
+                // all it holds.
+                Step::Passed(passed) => {
+                    if matches!(passed, Passed::Folder(..)) {
+                        self.skips.count(&passed);
+                    }
+                    continue;
+                }
+                Step::File(_) | Step::Link(_) => continue,
+            };
             self.ctx.tick(1, "entries read");
-            // An unreadable folder is shown without its entries (and counted by the walk)
-            // rather than failing the whole tree.
-            let depth = entry.depth();
-            if depth == 0 {
-                continue;
-            }
-            // Non-accessible entries are left out, a folder with all it holds.
-            if self
-                .hidden
-                .as_ref()
-                .is_some_and(|h| entry.path().starts_with(h))
-            {
-                continue;
-            }
-            if self.access.is_secret_path(entry.path()) {
-                self.hidden = Some(entry.path().to_path_buf());
-                continue;
-            }
+            let depth = entry.depth;
             if depth > self.depth {
                 if let Some(Node {
                     not_shown: Some(n), ..
@@ -129,17 +138,17 @@ impl Iterator for TreeIter<'_> {
                 }
                 continue;
             }
-            let file_type = entry.file_type();
-            let kind = match file_type {
-                Some(t) if t.is_dir() => Kind::Dir,
-                Some(t) if t.is_file() => Kind::File,
-                Some(t) if t.is_symlink() => Kind::Symlink(self.access.link_target(entry.path())),
-                _ => Kind::Other,
+            let kind = match entry.kind {
+                WalkKind::Dir => Kind::Dir,
+                WalkKind::File => Kind::File,
+                WalkKind::Link => Kind::Symlink(self.access.link_target(&entry.path)),
+                WalkKind::Other => Kind::Other,
             };
             let at_bound = depth == self.depth && kind == Kind::Dir;
             let node = Node {
                 depth,
-                name: crate::text::names::show_name(entry.file_name()).into_owned(),
+                name: crate::text::names::show_name(entry.path.file_name().unwrap_or_default())
+                    .into_owned(),
                 kind,
                 not_shown: at_bound.then_some(0),
             };

@@ -1,9 +1,11 @@
 //! Found by the jail fuzzer (issue 25, `tests/jailfuzz`): a folder inside the root exchanged
-//! back and forth with a link to an outside folder while a confined walk lists the tree lets the
-//! walk list the outside folder's entries under the folder's name. The walk lists folders by
-//! path (the `ignore` crate), so the kernel's beneath check covers the files' contents it opens,
-//! not the names it lists. Minimised from the fuzzer's seed 7429638489561774858 (gg `tree` with
-//! the racer exchanging `d2` with a link to `../../root_evil`).
+//! back and forth with a link to an outside folder while a confined walk listed the tree let the
+//! walk list the outside folder's entries under the folder's name, because the tree's walk (the
+//! `ignore` crate) listed folders by path: the kernel's beneath check covered the files' contents
+//! it opened, not the names it listed. Minimised from the fuzzer's seed 7429638489561774858 (gg
+//! `tree` with the racer exchanging `d2` with a link to `../../root_evil`). The tree now walks on
+//! the one walker, each folder opened from its parent's handle; the other walks that list names
+//! (coder's tree, qwen's glob and listing) race the same way here.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,19 +19,17 @@ use crate::support::{Fx, P, all_text};
 /// In the name of an entry that exists only outside.
 const HIDDEN: &str = "ZQHIDDEN";
 
-/// Runs `tree` on the root of a gg `--jail roots` workspace for up to 20 s while a thread
+/// Runs `tool` with `args` on a `--jail roots` workspace of `p` for up to `secs` while a thread
 /// exchanges `root/d` with a link to `base/outside` as fast as it can; the outside name must
 /// never appear.
-#[test]
-#[ignore = "BUG: a confined tree walk lists folders by path, so a folder exchanged with a link \
-            to an outside folder mid-walk shows the outside folder's names (issue 25)"]
-fn a_folder_exchanged_with_an_outside_link_mid_tree_never_shows_outside_names() {
-    let fx = Fx::with(P::Gg, |base| {
+fn never_shows_outside_names(p: P, tool: &str, args: impl Fn(&Fx) -> serde_json::Value, secs: u64) {
+    let fx = Fx::with(p, |base| {
         std::fs::create_dir_all(base.join("root/d/inner")).unwrap();
         std::fs::write(base.join("root/d/inner/f.txt"), "inside\n").unwrap();
         std::fs::write(base.join(format!("outside/{HIDDEN}.txt")), "x\n").unwrap();
         std::os::unix::fs::symlink("../outside", base.join("root/swap")).unwrap();
     });
+    let args = args(&fx);
     let stop = Arc::new(AtomicBool::new(false));
     let flipper = {
         let (stop, d, swap) = (stop.clone(), fx.root.join("d"), fx.root.join("swap"));
@@ -39,11 +39,11 @@ fn a_folder_exchanged_with_an_outside_link_mid_tree_never_shows_outside_names() 
             }
         })
     };
-    let until = Instant::now() + Duration::from_secs(20);
+    let until = Instant::now() + Duration::from_secs(secs);
     let mut leak = None;
     let mut calls = 0;
     while Instant::now() < until && leak.is_none() {
-        let text = all_text(&fx.call("tree", json!({"path": ".", "depth": 5})));
+        let text = all_text(&fx.call(tool, args.clone()));
         calls += 1;
         if text.contains(HIDDEN) {
             leak = Some(text);
@@ -53,7 +53,37 @@ fn a_folder_exchanged_with_an_outside_link_mid_tree_never_shows_outside_names() 
     flipper.join().unwrap();
     assert!(
         leak.is_none(),
-        "after {calls} trees, one showed an outside name: {}",
+        "after {calls} calls of {tool}, one showed an outside name: {}",
         leak.unwrap_or_default()
+    );
+}
+
+#[test]
+fn a_folder_exchanged_with_an_outside_link_mid_tree_never_shows_outside_names() {
+    never_shows_outside_names(P::Gg, "tree", |_| json!({"path": ".", "depth": 5}), 10);
+}
+
+#[test]
+fn a_folder_exchanged_with_an_outside_link_mid_coder_tree_never_shows_outside_names() {
+    never_shows_outside_names(
+        P::Coder,
+        "tree",
+        |_| json!({"path": ".", "max_depth": 5}),
+        5,
+    );
+}
+
+#[test]
+fn a_folder_exchanged_with_an_outside_link_mid_glob_never_shows_outside_names() {
+    never_shows_outside_names(P::Qwen, "glob", |_| json!({"pattern": "**/*"}), 5);
+}
+
+#[test]
+fn a_folder_exchanged_with_an_outside_link_mid_listing_never_shows_outside_names() {
+    never_shows_outside_names(
+        P::Qwen,
+        "list_directory",
+        |fx| json!({"path": fx.root.join("d").to_string_lossy()}),
+        5,
     );
 }

@@ -73,12 +73,6 @@ pub const GRANT: &str = "ZQGRANT";
 /// How long one call may take before the watchdog calls it hung.
 pub const CALL_LIMIT: Duration = Duration::from_secs(60);
 
-/// The walks that list folders by path (the `ignore` crate): a folder exchanged with a link to
-/// an outside folder mid-walk shows the outside names (the known finding,
-/// `adversarial/racing_walk_names.rs`). Only that — an outside *name*, never content — is
-/// counted instead of failed, unless `FSGATE_JAILFUZZ_STRICT` is set.
-const KNOWN_NAME_RACE: [(P, &str); 3] = [(P::Gg, "tree"), (P::Coder, "tree"), (P::Qwen, "glob")];
-
 /// The non-accessible globs every profile is configured with.
 pub const SECRET_GLOBS: [&str; 3] = ["**/.env", "**/*.pem", "**/*.key"];
 const SECRET_NAMES: [&str; 3] = [".env", "k.pem", "id.key"];
@@ -193,10 +187,6 @@ pub struct Stats {
     pub errors: u64,
     /// Racer operations that changed the tree.
     pub racer_ops: u64,
-    /// Outputs that showed the known finding (an outside name in a path-listing walk racing a
-    /// folder exchanged with a link), counted rather than failed unless `FSGATE_JAILFUZZ_STRICT`
-    /// is set.
-    pub known: u64,
 }
 
 impl Stats {
@@ -206,7 +196,6 @@ impl Stats {
         self.calls += other.calls;
         self.errors += other.errors;
         self.racer_ops += other.racer_ops;
-        self.known += other.known;
     }
 }
 
@@ -1390,19 +1379,10 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// Whether the output leaks; `Ok(true)` for the known finding only.
-    fn leaks(&self, p: P, tool: &str, out: &ToolOutput) -> Result<bool, String> {
+    /// Whether the output leaks.
+    fn leaks(&self, p: P, out: &ToolOutput) -> Result<(), String> {
         let text = output_text(out);
-        let mut forbidden = vec![OUT_DATA, SECRET_DATA];
-        if text.contains(HIDDEN) {
-            if KNOWN_NAME_RACE.contains(&(p, tool))
-                && std::env::var_os("FSGATE_JAILFUZZ_STRICT").is_none()
-                && !text.contains(OUT_DATA)
-            {
-                return Ok(true);
-            }
-            forbidden.push(HIDDEN);
-        }
+        let mut forbidden = vec![OUT_DATA, SECRET_DATA, HIDDEN];
         if p != P::Pico {
             forbidden.push(GRANT);
         }
@@ -1414,7 +1394,7 @@ impl Checker<'_> {
                 ));
             }
         }
-        Ok(false)
+        Ok(())
     }
 
     fn outside(&self) -> Result<(), String> {
@@ -1700,8 +1680,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                     }
                     let checker = Checker { fx: &fx };
                     checker
-                        .leaks(p, tool, &out)
-                        .map(|known| stats.known += u64::from(known))
+                        .leaks(p, &out)
                         .and_then(|()| checker.outside())
                         .and_then(|()| checker.inside())
                         .map(|known| {

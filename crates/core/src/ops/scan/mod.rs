@@ -109,7 +109,7 @@ pub(crate) fn run<S: FileSearch>(
             move |step: Step| match step {
                 Step::File(file) => Taken::File(search.search(&mut tools, &mut scanner, file)),
                 Step::Passed(passed) => Taken::Passed(passed),
-                Step::Link(_) => Taken::Link,
+                Step::Link(_) | Step::Entry(_) => Taken::Link,
             }
         },
         |taken| match taken {

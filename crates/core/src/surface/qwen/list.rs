@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::args::Args;
 use super::{Outcome, Qwen, resolve};
-use crate::access::ignore::{IgnoreFiles, Links};
+use crate::access::ignore::IgnoreFiles;
+use crate::access::walk::{Entry, Passed, Step, WalkOptions, WalkRule};
 use crate::access::{Access, EntryKind};
 use crate::surface::ToolOutput;
 
@@ -46,14 +47,26 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         return Ok(ToolOutput::text(format!("Directory {raw} is empty.")));
     }
 
-    // The entries each rule keeps: a one-level walk under that rule alone.
+    // The entries each rule keeps: a one-level walk under that rule alone, the folder opened
+    // beneath the root as the listing was (non-accessible entries are kept here and left out
+    // below, uncounted).
     let skips = std::sync::Arc::new(crate::access::walkdir::Skips::default());
     let kept_by = |files: &IgnoreFiles| -> HashSet<OsString> {
-        access
-            .counted_walk(&target.path, Some(1), files, &skips, Links::Yield)
-            .filter(|e| e.depth() == 1)
-            .map(|e| e.file_name().to_os_string())
-            .collect()
+        let options = WalkOptions {
+            max_depth: Some(0),
+            entries: true,
+            ..WalkOptions::new(WalkRule::Ignore(files.clone()))
+        };
+        let Ok(walk) = access.walk(&target.path, options, &skips) else {
+            return HashSet::new();
+        };
+        walk.filter_map(|step| match step {
+            Step::Entry(Entry { path, .. }) | Step::Passed(Passed::NonAccessible(path)) => {
+                path.file_name().map(OsString::from)
+            }
+            _ => None,
+        })
+        .collect()
     };
     let git_kept = respect_git.then(|| {
         kept_by(&IgnoreFiles {

@@ -317,7 +317,7 @@ pub fn search(
                 Step::Passed(passed) => {
                     sink.passed(passed);
                 }
-                Step::Link(_) => {}
+                Step::Link(_) | Step::Entry(_) => {}
             }
         }
         all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -332,7 +332,7 @@ pub fn search(
                 let go_on = match step {
                     Step::File(file) => sink.page.push(Item::File { path: file.path() }),
                     Step::Passed(passed) => sink.passed(passed),
-                    Step::Link(_) => true,
+                    Step::Link(_) | Step::Entry(_) => true,
                 };
                 if !go_on {
                     break;
