@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for found in [
         matcher::find(haystack, &needle, &replacement),
-        matcher::find_corrected(haystack, &needle, &replacement),
+        matcher::find_corrected(haystack, &needle, &replacement).unwrap_or(None),
     ]
     .into_iter()
     .flatten()

@@ -26,20 +26,31 @@ fn short(u: &mut Unstructured<'_>, max: usize) -> arbitrary::Result<String> {
     Ok(s.chars().take(max).collect())
 }
 
+/// A line op's `expect_text`: mostly none, sometimes a guess (usually refused as stale).
+fn expect(u: &mut Unstructured<'_>) -> arbitrary::Result<Option<String>> {
+    Ok(match u8::arbitrary(u)? % 4 {
+        0 => Some(short(u, 80)?),
+        _ => None,
+    })
+}
+
 fn op(u: &mut Unstructured<'_>, total: u64) -> arbitrary::Result<Op> {
     Ok(match u8::arbitrary(u)? % 4 {
         0 => Op::Insert {
             at_line: line(u, total)?,
             content: short(u, 200)?,
+            expect_text: expect(u)?,
         },
         1 => Op::Remove {
             from_line: line(u, total)?,
             to_line: line(u, total)?,
+            expect_text: expect(u)?,
         },
         2 => Op::UpdateLines {
             from_line: line(u, total)?,
             to_line: line(u, total)?,
             content: short(u, 200)?,
+            expect_text: expect(u)?,
         },
         _ => Op::Replace {
             // Bounded so a pathological regex cannot stall the run on compile size alone.
