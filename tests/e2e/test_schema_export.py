@@ -14,7 +14,7 @@ from openai.types.chat import ChatCompletionToolParam
 from pydantic import TypeAdapter
 
 BIN = os.environ.get("FSGATE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/fsgate"))
-PROFILES = ["gg", "coder", "qwen", "picoclaw", "sgpt"]
+PROFILES = ["gg", "coder", "qwen", "picoclaw", "sgpt", "native"]
 
 
 def schema(root: Path, fmt: str, profile: str, *extra: str):

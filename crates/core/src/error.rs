@@ -34,6 +34,9 @@ pub enum ErrorKind {
     Cancelled,
     /// A program ran into a bound of its sandbox (CPU time, clock time, memory, stack, output).
     Limit,
+    /// The file is no longer at the version the call named (`expected_version`), or changed
+    /// since the mutation an undo would reverse; nothing was written.
+    Stale,
     /// The operating system refused or failed the operation.
     Io,
 }
@@ -55,6 +58,7 @@ impl ErrorKind {
             ErrorKind::Conflict => "conflict",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Limit => "limit",
+            ErrorKind::Stale => "stale",
             ErrorKind::Io => "io",
         }
     }

@@ -49,6 +49,7 @@ use serde_json::Value;
 
 pub use config::coder::CoderConfig;
 pub use config::gg::GgConfig;
+pub use config::native::NativeConfig;
 pub use config::picoclaw::PicoclawConfig;
 pub use config::qwen::QwenConfig;
 pub use config::sgpt::SgptConfig;

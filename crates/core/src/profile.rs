@@ -16,12 +16,14 @@ use crate::access::{Access, Jail, JailConfig};
 use crate::config::ConfigError;
 use crate::config::coder::CoderConfig;
 use crate::config::gg::GgConfig;
+use crate::config::native::NativeConfig;
 use crate::config::picoclaw::PicoclawConfig;
 use crate::config::qwen::QwenConfig;
 use crate::config::sgpt::SgptConfig;
 use crate::surface::Surface;
 use crate::surface::coder::Coder;
 use crate::surface::gg::Gg;
+use crate::surface::native::Native;
 use crate::surface::picoclaw::Picoclaw;
 use crate::surface::qwen::Qwen;
 use crate::surface::sgpt::Sgpt;
@@ -45,18 +47,22 @@ pub enum Profile {
     Picoclaw,
     /// sgpt: read_files, diff, replace, exec_shell, search_lores, agent.
     Sgpt,
+    /// native: fsgate's own tools: read_file, edit, apply_patch, write_file, search, glob,
+    /// tree, list_dir, move, delete, undo, info (version tokens, all-or-nothing patches).
+    Native,
 }
 
 impl Profile {
     /// Every profile, in the order the command line lists them (the command line's unit test
     /// `the_profile_flag_offers_every_registered_profile_by_its_name` fails when a variant is
     /// missing here).
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 6] = [
         Profile::Gg,
         Profile::Coder,
         Profile::Qwen,
         Profile::Picoclaw,
         Profile::Sgpt,
+        Profile::Native,
     ];
 
     /// The profile's name, as `--profile` takes it.
@@ -67,6 +73,7 @@ impl Profile {
             Profile::Qwen => "qwen",
             Profile::Picoclaw => "picoclaw",
             Profile::Sgpt => "sgpt",
+            Profile::Native => "native",
         }
     }
 
@@ -81,7 +88,9 @@ impl Profile {
     pub fn configures_roots(self) -> bool {
         match self {
             Profile::Coder => true,
-            Profile::Gg | Profile::Qwen | Profile::Picoclaw | Profile::Sgpt => false,
+            Profile::Gg | Profile::Qwen | Profile::Picoclaw | Profile::Sgpt | Profile::Native => {
+                false
+            }
         }
     }
 
@@ -90,7 +99,9 @@ impl Profile {
     pub fn reloads_config(self) -> bool {
         match self {
             Profile::Coder => true,
-            Profile::Gg | Profile::Qwen | Profile::Picoclaw | Profile::Sgpt => false,
+            Profile::Gg | Profile::Qwen | Profile::Picoclaw | Profile::Sgpt | Profile::Native => {
+                false
+            }
         }
     }
 }
@@ -114,6 +125,8 @@ pub enum ProfileConfig {
     Picoclaw(PicoclawConfig),
     /// sgpt's tools, with its TOML configuration.
     Sgpt(SgptConfig),
+    /// fsgate's native tools, with its TOML configuration.
+    Native(NativeConfig),
 }
 
 impl Default for ProfileConfig {
@@ -131,6 +144,7 @@ impl From<Profile> for ProfileConfig {
             Profile::Qwen => ProfileConfig::Qwen(QwenConfig::default()),
             Profile::Picoclaw => ProfileConfig::Picoclaw(PicoclawConfig::default()),
             Profile::Sgpt => ProfileConfig::Sgpt(SgptConfig::default()),
+            Profile::Native => ProfileConfig::Native(NativeConfig::default()),
         }
     }
 }
@@ -165,6 +179,12 @@ impl From<SgptConfig> for ProfileConfig {
     }
 }
 
+impl From<NativeConfig> for ProfileConfig {
+    fn from(config: NativeConfig) -> Self {
+        ProfileConfig::Native(config)
+    }
+}
+
 /// The process environment, which some configurations read besides their file.
 fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -179,6 +199,7 @@ impl ProfileConfig {
             ProfileConfig::Qwen(_) => Profile::Qwen,
             ProfileConfig::Picoclaw(_) => Profile::Picoclaw,
             ProfileConfig::Sgpt(_) => Profile::Sgpt,
+            ProfileConfig::Native(_) => Profile::Native,
         }
     }
 
@@ -217,6 +238,9 @@ impl ProfileConfig {
             Profile::Sgpt => ProfileConfig::Sgpt(
                 file.map_or_else(|| Ok(SgptConfig::default()), SgptConfig::load)?,
             ),
+            Profile::Native => ProfileConfig::Native(
+                file.map_or_else(|| Ok(NativeConfig::default()), NativeConfig::load)?,
+            ),
         })
     }
 
@@ -238,6 +262,7 @@ impl ProfileConfig {
                 ProfileConfig::Picoclaw(PicoclawConfig::parse(text, source_name, &process_env)?)
             }
             Profile::Sgpt => ProfileConfig::Sgpt(SgptConfig::parse(text, source_name)?),
+            Profile::Native => ProfileConfig::Native(NativeConfig::parse(text, source_name)?),
         })
     }
 }
@@ -331,6 +356,14 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                 let access = access.with_artifact_dir(&config.artifact_dir);
                 (access, Box::new(Sgpt::new(config.clone())), warnings)
             }
+            ProfileConfig::Native(config) => {
+                let (access, warnings) = jailed(&JailConfig {
+                    roots: given_roots(options)?,
+                    non_accessible: config.non_accessible_globs.clone(),
+                    ..JailConfig::default()
+                })?;
+                (access, Box::new(Native::new(config.clone())), warnings)
+            }
         };
     Ok(Opened {
         access,
@@ -352,6 +385,7 @@ mod tests {
             ProfileConfig::Qwen(c) => &c.non_accessible_globs,
             ProfileConfig::Picoclaw(c) => &c.non_accessible_globs,
             ProfileConfig::Sgpt(c) => &c.non_accessible_globs,
+            ProfileConfig::Native(c) => &c.non_accessible_globs,
         }
     }
 
@@ -414,7 +448,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Profile::ALL.len());
-        assert_eq!(Profile::from_name("native"), None);
+        assert_eq!(Profile::from_name("codex"), None);
     }
 
     #[test]
@@ -438,6 +472,7 @@ mod tests {
                 Profile::Qwen => "list_directory",
                 Profile::Picoclaw => "search_files",
                 Profile::Sgpt => "read_files",
+                Profile::Native => "apply_patch",
             };
             assert!(tools.iter().any(|t| t == listed), "{profile}: {tools:?}");
         }

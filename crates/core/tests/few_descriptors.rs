@@ -73,6 +73,7 @@ fn searches_of_many_folders_find_every_file_with_few_descriptors() {
         context_after: 0,
         budget_bytes: u64::MAX,
         max_read_bytes: 1 << 20,
+        ignore: None,
     })
     .unwrap();
     let found = finder

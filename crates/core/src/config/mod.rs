@@ -19,6 +19,7 @@ use std::path::Path;
 pub mod coder;
 pub mod gg;
 mod json;
+pub mod native;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;

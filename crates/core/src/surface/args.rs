@@ -69,6 +69,25 @@ impl<'a> Args<'a> {
         })
     }
 
+    /// An optional boolean.
+    pub fn opt_bool(&self, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+            Some(other) => Err(ToolError::invalid(format!(
+                "{key} of {} must be true or false, not {}",
+                self.tool,
+                kind_of(other)
+            ))),
+        }
+    }
+
+    /// An optional argument of any JSON shape, for the caller to decode.
+    pub fn opt_value(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+
     /// An optional count (offset, limit, depth): negative values and fractions are refused
     /// here, zero by the caller with a message of its own.
     pub fn opt_uint(&self, key: &str) -> Result<Option<u64>> {

@@ -6,6 +6,7 @@ pub use crate::context::{CallContext, Progress, ProgressSink};
 pub mod coder;
 pub mod export;
 pub mod gg;
+pub mod native;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;

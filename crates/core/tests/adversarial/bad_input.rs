@@ -9,7 +9,7 @@ use super::support::*;
 
 macro_rules! every {
     ($body:ident) => {
-        every!($body: gg => P::Gg, coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
+        every!($body: gg => P::Gg, coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt, native => P::Native);
     };
     ($body:ident: $($(#[$m:meta])* $name:ident => $p:expr),+ $(,)?) => {
         mod $body {

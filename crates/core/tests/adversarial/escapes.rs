@@ -68,7 +68,7 @@ fn refused_everywhere(fx: &Fx, path: &str) {
 
 macro_rules! confined {
     ($body:ident) => {
-        confined!($body: gg => P::Gg, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
+        confined!($body: gg => P::Gg, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt, native => P::Native);
     };
     ($body:ident: $($(#[$m:meta])* $name:ident => $p:expr),+ $(,)?) => {
         mod $body {

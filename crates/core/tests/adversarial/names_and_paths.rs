@@ -16,12 +16,13 @@ use fsgate_core::{Options, Profile, ToolOutput, Workspace};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-const PROFILES: [Profile; 5] = [
+const PROFILES: [Profile; 6] = [
     Profile::Gg,
     Profile::Coder,
     Profile::Qwen,
     Profile::Picoclaw,
     Profile::Sgpt,
+    Profile::Native,
 ];
 
 /// A workspace of one profile over a fresh temporary directory.
@@ -371,6 +372,24 @@ fn the_shown_form_of_a_name_reaches_it_in_every_read_write_edit_move_and_delete(
                 );
                 assert_eq!(std::fs::read(ws.p(ZERO)).unwrap(), b"needle 3\n");
             }
+            Profile::Native => {
+                let read = ws.ok("read_file", json!({"path": BAD_SHOWN}));
+                assert!(read.contains("1\tneedle one"), "{read}");
+                ws.ok(
+                    "edit",
+                    json!({"path": BIDI_SHOWN, "edits": [{"old_text": "two", "new_text": "2"}]}),
+                );
+                assert_eq!(std::fs::read(ws.p(BIDI)).unwrap(), b"needle 2\n");
+                ws.ok(
+                    "write_file",
+                    json!({"path": inner, "content": "w\n", "mode": "overwrite"}),
+                );
+                assert_eq!(std::fs::read(ws.p(&inner_raw)).unwrap(), b"w\n");
+                ws.ok("move", json!({"from": BAD_SHOWN, "to": "plain.txt"}));
+                assert!(!ws.p(os(BAD)).exists() && ws.p("plain.txt").is_file());
+                ws.ok("delete", json!({"path": ZERO_SHOWN}));
+                assert!(!ws.p(ZERO).exists());
+            }
         }
     }
 }
@@ -389,6 +408,7 @@ fn create_call(profile: Profile, path: &str) -> (&'static str, Value) {
         Profile::Qwen => ("write_file", json!({"file_path": path, "content": "x\n"})),
         Profile::Picoclaw => ("write_file", json!({"path": path, "content": "x\n"})),
         Profile::Sgpt => ("diff", json!({"path": path, "diff": "@@\n+x\n"})),
+        Profile::Native => ("write_file", json!({"path": path, "content": "x\n"})),
     }
 }
 
@@ -453,7 +473,9 @@ fn existing_entries_with_habitual_names_stay_reachable_in_every_profile() {
             ("x.ts", "plain"),
         ] {
             let text = match profile {
-                Profile::Gg | Profile::Picoclaw => ws.ok("read_file", json!({"path": path})),
+                Profile::Gg | Profile::Picoclaw | Profile::Native => {
+                    ws.ok("read_file", json!({"path": path}))
+                }
                 Profile::Coder => coder(&ws, "read-file", json!({"path": path}))["content"]
                     .as_str()
                     .unwrap()
@@ -547,6 +569,10 @@ fn every_profile_s_write_and_edit_result_names_the_target_of_a_link() {
                 "replace",
                 json!({"path": "app.ts", "patches": [{"search": "1", "replace": "2"}]}),
             ),
+            Profile::Native => ws.ok(
+                "edit",
+                json!({"path": "app.ts", "edits": [{"old_text": "1", "new_text": "2"}]}),
+            ),
         };
         assert_eq!(std::fs::read(ws.p("src/app.ts")).unwrap(), b"let a = 2;\n");
         assert!(
@@ -574,6 +600,9 @@ fn every_profile_s_write_and_edit_result_names_the_target_of_a_link() {
         }
         if profile == Profile::Sgpt {
             args = json!({"path": "app.ts", "diff": "@@\n-let a = 2;\n+x\n"});
+        }
+        if profile == Profile::Native {
+            args["mode"] = json!("overwrite");
         }
         let write = ws.ok(tool, args);
         assert_eq!(std::fs::read(ws.p("src/app.ts")).unwrap(), b"x\n");

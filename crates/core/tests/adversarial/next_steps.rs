@@ -88,6 +88,7 @@ fn a_parent_that_is_a_file_is_answered_with_the_profiles_listing_step() {
         (P::Coder, "check the path with list-folder"),
         (P::Pico, "check the path with list_dir"),
         (P::Sgpt, "check the path (exec_shell: ls)"),
+        (P::Native, "check the path with glob or list_dir"),
     ];
     for (p, step) in expected {
         let fx = Fx::new(p);

@@ -38,6 +38,10 @@ macro_rules! every {
             fn sgpt() {
                 super::$body(P::Sgpt, true)
             }
+            #[test]
+            fn native() {
+                super::$body(P::Native, true)
+            }
         }
     };
 }
@@ -76,6 +80,10 @@ fn creations(p: P, path: &str) -> Vec<(&'static str, Value)> {
             "diff",
             json!({"path": path, "diff": "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+new\n"}),
         )],
+        P::Native => vec![
+            ("write_file", json!({"path": path, "content": "new\n"})),
+            ("move", json!({"from": "bait.txt", "to": path})),
+        ],
     }
 }
 

@@ -13,7 +13,7 @@ use super::support::*;
 
 macro_rules! every {
     ($body:ident) => {
-        every!($body: gg => P::Gg, coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
+        every!($body: gg => P::Gg, coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt, native => P::Native);
     };
     ($body:ident: $($(#[$m:meta])* $name:ident => $p:expr),+ $(,)?) => {
         mod $body {
@@ -119,7 +119,7 @@ fn sparse_ten_gigabyte_file_stays_fast_and_small(p: P) {
 }
 every!(sparse_ten_gigabyte_file_stays_fast_and_small:
     gg => P::Gg,
-    coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
+    coder => P::Coder, qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt, native => P::Native);
 
 /// Setup: one 100 MB file holding a single line of 'a' (shared by all profiles). Calls: every
 /// profile's whole and windowed read. Expected: each within 10 s and
@@ -201,7 +201,7 @@ fn a_thousand_level_deep_tree(p: P) {
 every!(a_thousand_level_deep_tree:
     gg => P::Gg,
     coder => P::Coder,
-    qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt);
+    qwen => P::Qwen, pico => P::Pico, sgpt => P::Sgpt, native => P::Native);
 
 /// Setup: `root/wide/` holding 200,000 empty files. Call: each listed profile's listing of
 /// `wide`. Expected: within 20 s and under 1 MB of text (the listing is bounded). Unchanged:

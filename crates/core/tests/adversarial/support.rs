@@ -32,10 +32,11 @@ pub enum P {
     Qwen,
     Pico,
     Sgpt,
+    Native,
 }
 
 /// Every profile.
-pub const ALL: [P; 5] = [P::Gg, P::Coder, P::Qwen, P::Pico, P::Sgpt];
+pub const ALL: [P; 6] = [P::Gg, P::Coder, P::Qwen, P::Pico, P::Sgpt, P::Native];
 
 pub fn write(path: &Path, content: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -98,6 +99,7 @@ pub fn options(p: P, root: &Path) -> Options {
         P::Qwen => Profile::Qwen,
         P::Pico => Profile::Picoclaw,
         P::Sgpt => Profile::Sgpt,
+        P::Native => Profile::Native,
     }
     .into();
     o.jail = true;
@@ -209,6 +211,7 @@ pub fn read(p: P, path: &str) -> (&'static str, Value) {
         P::Qwen => ("read_file", json!({"path": path})),
         P::Pico => ("read_file", json!({"path": path})),
         P::Sgpt => ("read_files", json!({"paths": [path]})),
+        P::Native => ("read_file", json!({"path": path})),
     }
 }
 
@@ -226,6 +229,7 @@ pub fn read_window(p: P, path: &str) -> (&'static str, Value) {
             json!({"path": path, "offset": 0, "length": 4096}),
         ),
         P::Sgpt => ("read_files", json!({"paths": [path]})),
+        P::Native => ("read_file", json!({"path": path, "offset": 1, "limit": 5})),
     }
 }
 
@@ -251,6 +255,10 @@ pub fn edit(p: P, path: &str, old: &str, new: &str) -> (&'static str, Value) {
         P::Sgpt => (
             "replace",
             json!({"path": path, "patches": [{"search": old, "replace": new}]}),
+        ),
+        P::Native => (
+            "edit",
+            json!({"path": path, "edits": [{"old_text": old, "new_text": new}]}),
         ),
     }
 }
@@ -283,6 +291,27 @@ pub fn mutations(p: P, path: &str) -> Vec<(&'static str, Value)> {
             "diff",
             json!({"path": path, "diff": "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+PWNED\n"}),
         )),
+        P::Native => {
+            v.push((
+                "write_file",
+                json!({"path": path, "content": "PWNED", "mode": "overwrite"}),
+            ));
+            v.push(("write_file", json!({"path": path, "content": "PWNED"})));
+            v.push((
+                "write_file",
+                json!({"path": path, "content": "PWNED", "mode": "append"}),
+            ));
+            v.push((
+                "apply_patch",
+                json!({"patch": format!("*** Begin Patch\n*** Add File: {path}\n+PWNED\n*** End Patch\n")}),
+            ));
+            v.push((
+                "apply_patch",
+                json!({"patch": format!("*** Begin Patch\n*** Update File: {path}\n@@\n-bait\n+PWNED\n*** End Patch\n")}),
+            ));
+            v.push(("delete", json!({"path": path})));
+            v.push(("move", json!({"from": path, "to": "moved-here"})));
+        }
     }
     v
 }
@@ -295,6 +324,7 @@ pub fn list(p: P, path: &str) -> Option<(&'static str, Value)> {
         P::Qwen => Some(("list_directory", json!({"path": path}))),
         P::Pico => Some(("list_dir", json!({"path": path}))),
         P::Sgpt => None,
+        P::Native => Some(("list_dir", json!({"path": path}))),
     }
 }
 
@@ -330,6 +360,11 @@ pub fn walks(p: P, path: &str) -> Vec<(&'static str, Value)> {
             ),
         ],
         P::Sgpt => vec![],
+        P::Native => vec![
+            ("tree", json!({"path": path, "depth": 10})),
+            ("search", json!({"pattern": "SECRET|bait", "path": path})),
+            ("glob", json!({"pattern": "**/*", "path": path})),
+        ],
     }
 }
 

@@ -64,6 +64,7 @@ pub(super) fn call(ctx: &Ctx<'_>, input: SearchInput) -> Result<SearchOutput> {
         context_after,
         budget_bytes: limits.search_response_budget_bytes,
         max_read_bytes: limits.max_read_bytes,
+        ignore: None,
     })?;
     let base = ctx.base(input.base_dir.as_deref())?;
     let target = ctx.resolve(&input.path, base.as_ref())?;

@@ -94,6 +94,9 @@ pub struct FindOptions {
     pub budget_bytes: u64,
     /// Files larger than this are not searched for content.
     pub max_read_bytes: u64,
+    /// Walk under the ignore rule of these files instead of the jail's noise rule (native's
+    /// search). `None` (coder's): the noise rule, as `use_default_excludes` says.
+    pub ignore: Option<crate::access::ignore::IgnoreFiles>,
 }
 
 /// A matching line.
@@ -255,8 +258,11 @@ impl Finder {
         let globbed = self.include.is_some() || self.exclude.is_some();
         let options = WalkOptions {
             select: globbed.then_some(&select as &dyn Fn(&Path) -> bool),
-            ..WalkOptions::new(WalkRule::Noise {
-                exclude_noise: excludes,
+            ..WalkOptions::new(match &self.options.ignore {
+                Some(files) => WalkRule::Ignore(files.clone()),
+                None => WalkRule::Noise {
+                    exclude_noise: excludes,
+                },
             })
         };
         let walk = access
@@ -765,6 +771,7 @@ mod tests {
             context_after: 0,
             budget_bytes: u64::MAX,
             max_read_bytes: u64::MAX,
+            ignore: None,
         })
         .unwrap()
     }

@@ -1,0 +1,217 @@
+//! read_file: a header line (path, lines shown, total, version), the numbered lines, and when
+//! the window is cut the exact call that continues it. A whole-file read of a large file starts
+//! with the file's outline; `outline: true` returns the outline alone.
+
+use std::io::BufReader;
+
+use serde_json::Value;
+
+use super::{Native, resolve};
+use crate::access::Access;
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::outline;
+use crate::ops::read::{self, Attachment, ReadError, ReadOptions, ReadOutcome, Total};
+use crate::surface::args::Args;
+use crate::surface::{CallContext, Content, ToolOutput};
+
+/// Files up to this size get a version token on every read (hashing costs about 1 ms a MiB).
+pub(super) const VERSIONED_MAX: u64 = 8 << 20;
+/// The most outline entries shown.
+const OUTLINE_MAX: usize = 400;
+
+pub(super) fn read_file(
+    native: &Native,
+    access: &Access,
+    args: Value,
+    ctx: &CallContext,
+) -> Result<ToolOutput> {
+    let args = Args::parse(
+        "read_file",
+        args,
+        &["path", "offset", "limit", "line_numbers", "outline"],
+    )?;
+    let target = resolve(access, &args, "path")?;
+    let shown = target.shown.clone();
+    let offset = args.opt_uint("offset")?;
+    let limit = args.opt_uint("limit")?;
+    if offset == Some(0) || limit == Some(0) {
+        return Err(ToolError::invalid(format!(
+            "offset and limit count lines from 1; call read_file {{\"path\": \"{shown}\"}} for the \
+             start of the file"
+        )));
+    }
+    let numbered = args.opt_bool("line_numbers")?.unwrap_or(true);
+    if args.opt_bool("outline")?.unwrap_or(false) {
+        let meta = access
+            .metadata(&target)
+            .map_err(|e| ToolError::from_io(&e, "read", &shown))?;
+        return Ok(ToolOutput::text(outline_text(access, &target, meta.len)?));
+    }
+    let options = ReadOptions {
+        offset: offset.unwrap_or(1),
+        limit: Some(limit.unwrap_or(native.config.line_cap)),
+        ..Default::default()
+    };
+    let outcome = crate::session::reading(ctx, access, &target, || {
+        read::read(access, &target, &options, ctx).map_err(|e| read_error(e, &shown))
+    })?;
+    match outcome {
+        ReadOutcome::Text(window) => {
+            let meta = access.metadata(&target).ok();
+            let size = meta.as_ref().map_or(0, |m| m.len);
+            let version = if size <= VERSIONED_MAX {
+                access
+                    .read_all(&target)
+                    .ok()
+                    .map(|(bytes, _)| native.version(&bytes))
+            } else {
+                None
+            };
+            let total = match window.total {
+                Total::Exact(n) => n.to_string(),
+                Total::AtLeast(n) => format!("at least {n}"),
+            };
+            let mut out = String::new();
+            let whole_read = offset.is_none() && limit.is_none();
+            if whole_read && window.is_partial() && size > native.config.outline_over_bytes {
+                out.push_str(&outline_text(access, &target, size)?);
+                out.push('\n');
+            }
+            let range = if window.first > window.last {
+                "empty".to_string()
+            } else {
+                format!("lines {}-{} of {total}", window.first, window.last)
+            };
+            let version = version.map_or_else(
+                || " (over 8 MiB: no version)".to_string(),
+                |v| format!(" {v}"),
+            );
+            out.push_str(&format!("{shown}{version} {range}"));
+            if let read::Source::Decoded { format, .. } = &window.source {
+                out.push_str(&format!(
+                    " [decoded from {format}; edits write it back in {}]",
+                    format.encoding
+                ));
+            }
+            out.push('\n');
+            let text = String::from_utf8_lossy(&window.bytes);
+            for (line, l) in (window.first..).zip(text.split_inclusive('\n')) {
+                if numbered {
+                    out.push_str(&format!("{line}\t"));
+                }
+                out.push_str(l);
+            }
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            let more = match window.total {
+                Total::Exact(n) => window.last < n,
+                Total::AtLeast(_) => true,
+            };
+            if more || window.cut.is_some() {
+                let next = window.last + 1;
+                out.push_str(&format!(
+                    "more: read_file {{\"path\": \"{shown}\", \"offset\": {next}}}\n"
+                ));
+            }
+            Ok(ToolOutput::text(out))
+        }
+        ReadOutcome::Image(image) => {
+            let dims = image
+                .dimensions
+                .map_or_else(|| "size unknown".to_string(), |(w, h)| format!("{w}x{h}"));
+            let label = format!(
+                "{shown}: {} image, {dims}, {} bytes",
+                image.format.name(),
+                image.size
+            );
+            Ok(match image.attachment {
+                Attachment::Attached(data) => ToolOutput {
+                    content: vec![
+                        Content::Text(label),
+                        Content::Image {
+                            mime: image.format.mime(),
+                            data,
+                        },
+                    ],
+                    is_error: false,
+                    structured: None,
+                },
+                Attachment::TooLarge(max) => {
+                    ToolOutput::text(format!("{label}; not attached: over the {max}-byte limit"))
+                }
+                Attachment::NoVision => {
+                    ToolOutput::text(format!("{label}; not attached: images are off"))
+                }
+                Attachment::Damaged(why) => {
+                    ToolOutput::text(format!("{label}; not attached: damaged ({why})"))
+                }
+            })
+        }
+        ReadOutcome::Binary { size } => Ok(ToolOutput::text(format!(
+            "{shown}: binary, {size} bytes (a NUL byte in its first 8 KiB); not shown"
+        ))),
+    }
+}
+
+/// The outline of the file at `target` (`size` bytes), headed by its own line.
+fn outline_text(access: &Access, target: &crate::access::Resolved, size: u64) -> Result<String> {
+    let (file, _) = access
+        .open_regular(target)
+        .map_err(|e| ToolError::from_io(&e, "read", &target.shown))?;
+    let (entries, more) = outline::outline(&target.path, BufReader::new(file), OUTLINE_MAX);
+    let shown = &target.shown;
+    let mut out = format!(
+        "outline of {shown} ({size} bytes, {} entries",
+        entries.len()
+    );
+    out.push_str(if more { ", cut)\n" } else { ")\n" });
+    for e in &entries {
+        out.push_str(&format!(
+            "{}\t{}{}\n",
+            e.line,
+            " ".repeat(e.indent.min(16)),
+            e.text
+        ));
+    }
+    if entries.is_empty() {
+        out.push_str("(no definitions or headings recognised)\n");
+    }
+    out.push_str(&format!(
+        "read a part: read_file {{\"path\": \"{shown}\", \"offset\": LINE, \"limit\": N}}"
+    ));
+    Ok(out)
+}
+
+/// A read's refusal in native's words.
+fn read_error(e: ReadError, shown: &str) -> ToolError {
+    match e {
+        ReadError::OffsetZero { .. } | ReadError::LimitZero { .. } => {
+            ToolError::invalid("offset and limit count lines from 1")
+        }
+        ReadError::PastEnd { offset, total, .. } => ToolError::invalid(format!(
+            "offset {offset} is past the end of {shown}, which has {total} lines; read from \
+             offset {}",
+            total.saturating_sub(49).max(1)
+        )),
+        ReadError::Missing { .. } => ToolError::not_found(format!(
+            "{shown} does not exist; find it with glob {{\"pattern\": \"**/NAME\"}}"
+        )),
+        ReadError::Directory { .. } => ToolError::invalid(format!(
+            "{shown} is a folder; list it with list_dir {{\"path\": \"{shown}\"}}"
+        )),
+        ReadError::TooLargeToDecode {
+            encoding,
+            size,
+            max,
+            ..
+        } => ToolError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "{shown} is {encoding} text of {size} bytes; texts in that encoding are decoded \
+                 up to {max} bytes; search it instead"
+            ),
+        ),
+        ReadError::Other(e) => e,
+    }
+}

@@ -1,0 +1,173 @@
+//! write_file (create, overwrite, append), and the one way every native change of one file is
+//! written: atomically, only while the file still holds the bytes the change was made from,
+//! with the new version returned.
+
+use serde_json::Value;
+
+use super::{Native, resolve, stale};
+use crate::access::fs::Conflict;
+use crate::access::{Access, Resolved, WriteOptions};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::surface::CallContext;
+use crate::surface::args::Args;
+
+/// How many times a change that lost a race with another writer is made again from a fresh
+/// read before the caller sees a `conflict`.
+pub(super) const RETRIES: usize = 16;
+
+/// What a file held before a change.
+pub(super) enum Before {
+    /// Nothing was there.
+    Absent,
+    /// These bytes.
+    Bytes(Vec<u8>),
+}
+
+impl Before {
+    pub(super) fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Before::Absent => None,
+            Before::Bytes(b) => Some(b),
+        }
+    }
+}
+
+/// The current content of `target`: `Before::Absent` when nothing is there.
+pub(super) fn current(access: &Access, target: &Resolved) -> Result<Before> {
+    match access.read_all(target) {
+        Ok((bytes, _)) => Ok(Before::Bytes(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Before::Absent),
+        Err(e) => Err(ToolError::from_io(&e, "read", &target.shown)),
+    }
+}
+
+/// Writes `after` to `target` only while it still holds `before` (or, `Before::Absent`, while
+/// nothing is there). `Ok(None)` when another writer changed the file first (nothing written:
+/// the caller makes its change again from a fresh read); `Ok(Some(version))` once written.
+pub(super) fn replace(
+    native: &Native,
+    access: &Access,
+    target: &Resolved,
+    before: &Before,
+    after: &[u8],
+    ctx: &CallContext,
+) -> Result<Option<String>> {
+    let options = WriteOptions {
+        create_new: before.bytes().is_none(),
+        expect: before.bytes(),
+        size_hint: Some(after.len() as u64),
+        ..WriteOptions::default()
+    };
+    match access.write_atomic(target, after, options) {
+        Ok(_) => {}
+        Err(e) if Conflict::is(&e) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && before.bytes().is_none() => {
+            return Ok(None);
+        }
+        Err(e) => return Err(ToolError::from_io(&e, "write", &target.shown)),
+    }
+    if let Some(session) = ctx.session() {
+        let file = crate::session::FileRef::new(access, target);
+        session.wrote(&file, crate::session::Base::Unknown, Some(after));
+    }
+    Ok(Some(native.version(after)))
+}
+
+/// The refusal of a change that lost to other writers [`RETRIES`] times.
+pub(super) fn kept_losing(shown: &str) -> ToolError {
+    ToolError::new(
+        ErrorKind::Conflict,
+        format!(
+            "{shown} kept changing while this call worked on it ({RETRIES} tries); nothing was \
+             written. Read it again and retry when the other writer is done."
+        ),
+    )
+}
+
+pub(super) fn write_file(
+    native: &Native,
+    access: &Access,
+    args: Value,
+    ctx: &CallContext,
+) -> Result<String> {
+    let args = Args::parse(
+        "write_file",
+        args,
+        &["path", "content", "mode", "expected_version"],
+    )?;
+    let target = resolve(access, &args, "path")?;
+    let shown = target.shown.clone();
+    let content = args.str("content")?;
+    let mode = args.opt_str("mode")?.unwrap_or("create");
+    if !["create", "overwrite", "append"].contains(&mode) {
+        return Err(ToolError::invalid(format!(
+            "mode {mode:?} is not one of create, overwrite, append"
+        )));
+    }
+    let expected = args.opt_str("expected_version")?;
+    if mode == "create" && expected.is_some() {
+        return Err(ToolError::invalid(
+            "expected_version guards overwrite and append; a create has no earlier version, so \
+             leave it out",
+        ));
+    }
+    for _ in 0..RETRIES {
+        let before = current(access, &target)?;
+        let after: Vec<u8> = match (&before, mode) {
+            (Before::Bytes(old), "create") => {
+                return Err(ToolError::new(
+                    ErrorKind::AlreadyExists,
+                    format!(
+                        "{shown} exists ({} bytes, {}); to replace it pass mode \"overwrite\" \
+                         with expected_version \"{}\", or edit it",
+                        old.len(),
+                        native.version(old),
+                        native.version(old)
+                    ),
+                ));
+            }
+            (Before::Absent, "overwrite") => {
+                return Err(ToolError::not_found(format!(
+                    "{shown} does not exist; to create it pass mode \"create\""
+                )));
+            }
+            (Before::Bytes(old), "append") => [old.as_slice(), content.as_bytes()].concat(),
+            _ => content.as_bytes().to_vec(),
+        };
+        if let Some(old) = before.bytes()
+            && let Some(then) = native.check_version(&shown, expected, old)?
+        {
+            let now = native.version(old);
+            return Err(stale(
+                &shown,
+                expected.unwrap_or_default(),
+                &then,
+                old,
+                &now,
+            ));
+        }
+        let old_version = before.bytes().map(|b| native.version(b));
+        if let Some(version) = replace(native, access, &target, &before, &after, ctx)? {
+            // A write through a link names the file it reached.
+            let shown = access.written_name(&target);
+            let lines = after.iter().filter(|&&b| b == b'\n').count();
+            let what = match (mode, &old_version) {
+                ("append", Some(v)) => format!(
+                    "appended {} bytes to {shown} {v}→{version} ({} bytes, {lines} lines)",
+                    content.len(),
+                    after.len()
+                ),
+                (_, Some(v)) => format!(
+                    "overwrote {shown} {v}→{version} ({} bytes, {lines} lines)",
+                    after.len()
+                ),
+                (_, None) => format!(
+                    "created {shown} {version} ({} bytes, {lines} lines)",
+                    after.len()
+                ),
+            };
+            return Ok(what);
+        }
+    }
+    Err(kept_losing(&shown))
+}
