@@ -362,6 +362,12 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                     non_accessible: config.non_accessible_globs.clone(),
                     ..JailConfig::default()
                 })?;
+                // A multi-file change a crash interrupted is rolled back before anything else.
+                let mut warnings = warnings;
+                warnings.extend(crate::ops::txn::recover(
+                    config.journal_dir.as_deref(),
+                    &access,
+                ));
                 (access, Box::new(Native::new(config.clone())), warnings)
             }
         };

@@ -867,6 +867,22 @@ impl Access {
         fs::append(self.place(target), bytes)
     }
 
+    /// Creates a symbolic link at `target` holding `text` (see [`fs::symlink`]).
+    pub fn symlink(&self, target: &Resolved, text: &Path) -> std::io::Result<()> {
+        self.check_lengths(target)?;
+        fs::symlink(self.place(target), text)
+    }
+
+    /// What the symbolic link at `target` holds, as written in it.
+    pub fn read_link(&self, target: &Resolved) -> std::io::Result<PathBuf> {
+        fs::read_link(self.place(target))
+    }
+
+    /// Sets the modification time of `target` itself, seconds and nanoseconds.
+    pub fn set_modified(&self, target: &Resolved, mtime: (i64, i64)) -> std::io::Result<()> {
+        fs::set_modified(self.place(target), mtime)
+    }
+
     /// Sets the exact permission bits of `target`.
     pub fn set_mode(&self, target: &Resolved, mode: u32) -> std::io::Result<()> {
         fs::set_mode(self.place(target), mode)

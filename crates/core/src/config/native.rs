@@ -11,6 +11,8 @@
 //! [undo]
 //! max_steps = 200                # mutations the session can undo
 //! max_bytes = 67108864           # bytes of earlier content kept for undo
+//! journal_dir = "/abs/folder"    # rollback journals of multi-file changes (default: the
+//!                                # user's state folder, see ops::txn)
 //! ```
 //!
 //! Validation collects every problem before refusing.
@@ -62,6 +64,9 @@ pub struct NativeConfig {
     pub undo_steps: usize,
     /// Bytes of earlier content the undo journal keeps. By default 64 MiB.
     pub undo_bytes: u64,
+    /// Where multi-file changes write their rollback journal. By default the user's state
+    /// folder (see `ops::txn::journal_dir`).
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for NativeConfig {
@@ -73,6 +78,7 @@ impl Default for NativeConfig {
             syntax_errors: SyntaxErrors::Report,
             undo_steps: 200,
             undo_bytes: 64 << 20,
+            journal_dir: None,
         }
     }
 }
@@ -197,12 +203,28 @@ fn config(root: &Table, problems: &mut Vec<Problem>) -> NativeConfig {
             ),
         }
     }
-    if let Some(undo) = section(root, "undo", &["max_steps", "max_bytes"], problems) {
+    if let Some(undo) = section(
+        root,
+        "undo",
+        &["max_steps", "max_bytes", "journal_dir"],
+        problems,
+    ) {
         if let Some(n) = number(undo, "undo", "max_steps", (0, 100_000), problems) {
             config.undo_steps = n as usize;
         }
         if let Some(n) = number(undo, "undo", "max_bytes", (0, 1 << 40), problems) {
             config.undo_bytes = n;
+        }
+        match undo.get("journal_dir") {
+            None => {}
+            Some(Value::String(dir)) if Path::new(dir).is_absolute() => {
+                config.journal_dir = Some(dir.into());
+            }
+            Some(other) => problem(
+                problems,
+                "undo.journal_dir",
+                format!("must be an absolute folder path, not {}", describe(other)),
+            ),
         }
     }
     config

@@ -16,6 +16,8 @@ pub mod scan;
 pub mod shell;
 pub mod syntax;
 pub mod tree;
+pub mod txn;
+pub mod undo;
 pub mod update;
 pub mod version;
 pub mod write;

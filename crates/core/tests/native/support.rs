@@ -20,7 +20,10 @@ impl Nx {
 
     pub fn with(f: impl FnOnce(&mut NativeConfig)) -> Nx {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = NativeConfig::default();
+        let mut config = NativeConfig {
+            journal_dir: Some(state_dir().to_path_buf()),
+            ..NativeConfig::default()
+        };
         f(&mut config);
         let root = dir.path().canonicalize().unwrap();
         let ws = Workspace::open(Options {
@@ -74,6 +77,13 @@ impl Nx {
         );
         out.text_content()
     }
+}
+
+/// The rollback journals of this test process live in a folder of its own (see
+/// `ops::txn`), not in the user's state folder.
+pub fn state_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
 }
 
 /// The version token in `text` (the first `v` and 12 hex digits after a space or arrow).

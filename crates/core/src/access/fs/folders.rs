@@ -157,6 +157,41 @@ fn place_in<'a>(dir: Option<&'a Dir>, path: &'a Path) -> Place<'a> {
     }
 }
 
+/// Creates a symbolic link at `place` whose content is `text` (never followed here: the link is
+/// made as written, pointing wherever it pointed before, as undo restores it). An existing entry
+/// there is `AlreadyExists`.
+pub fn symlink(place: Place<'_>, text: &Path) -> io::Result<()> {
+    let (dir, name) = parent_and_name(place)?;
+    rustix::fs::symlinkat(text, &dir, name.as_os_str())?;
+    Ok(())
+}
+
+/// What the symbolic link at `place` holds, as written in it.
+pub fn read_link(place: Place<'_>) -> io::Result<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let (dir, name) = parent_and_name(place)?;
+    let text = rustix::fs::readlinkat(&dir, name.as_os_str(), Vec::new())?;
+    Ok(PathBuf::from(OsString::from_vec(text.into_bytes())))
+}
+
+/// Sets the modification time of the entry at `place` itself (a link is not followed).
+pub fn set_modified(place: Place<'_>, mtime: (i64, i64)) -> io::Result<()> {
+    use rustix::fs::{AtFlags, Timespec, Timestamps, UTIME_OMIT};
+    let (dir, name) = parent_and_name(place)?;
+    let times = Timestamps {
+        last_access: Timespec {
+            tv_sec: 0,
+            tv_nsec: UTIME_OMIT,
+        },
+        last_modification: Timespec {
+            tv_sec: mtime.0,
+            tv_nsec: mtime.1 as _,
+        },
+    };
+    rustix::fs::utimensat(&dir, name.as_os_str(), &times, AtFlags::SYMLINK_NOFOLLOW)?;
+    Ok(())
+}
+
 /// Removes what is at `place`: a file or link (the link itself), an empty directory, or with
 /// `recursive` a whole tree. Returns `false` when nothing was there.
 pub fn remove(place: Place<'_>, recursive: bool) -> io::Result<bool> {

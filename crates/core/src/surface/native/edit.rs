@@ -11,7 +11,8 @@
 
 use serde_json::Value;
 
-use super::write::{Before, RETRIES, current, kept_losing, replace};
+use super::txn;
+use super::write::{Before, RETRIES, current, kept_losing};
 use super::{Native, resolve, stale};
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
@@ -377,11 +378,14 @@ pub(super) fn edit(
                 crate::ops::patch::unified::render(&shown, bytes, &after)
             ));
         }
-        if let Some(version) = replace(native, access, &target, &before, &after, ctx)? {
+        let label = format!("edit {shown}");
+        if let Some(w) = txn::write_one(native, access, &target, &before, &after, ctx, label)? {
             return Ok(format!(
-                "edited {} {old_version}→{version}\n{}",
+                "edited {} {old_version}→{}\n{}{}",
                 access.written_name(&target),
-                report.join("\n")
+                w.version,
+                report.join("\n"),
+                w.note_line()
             ));
         }
     }

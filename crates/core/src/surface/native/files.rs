@@ -135,44 +135,31 @@ pub(super) fn list_dir(access: &Access, args: Value) -> Result<String> {
     Ok(out)
 }
 
-pub(super) fn move_path(
-    native: &Native,
-    access: &Access,
-    args: Value,
-    ctx: &CallContext,
-) -> Result<String> {
+pub(super) fn move_path(native: &Native, access: &Access, args: Value) -> Result<String> {
     let args = Args::parse("move", args, &["from", "to", "overwrite"])?;
-    let from = resolve(access, &args, "from")?;
-    let to = resolve(access, &args, "to")?;
+    // The entries themselves: a link moves as a link, not what it points to.
+    let from = access.resolve_entry(args.str("from")?, None)?;
+    let to = access.resolve_entry(args.str("to")?, None)?;
     let overwrite = args.opt_bool("overwrite")?.unwrap_or(false);
-    txn::move_path(native, access, &from, &to, overwrite, ctx)
+    txn::move_path(native, access, &from, &to, overwrite)
 }
 
-pub(super) fn delete(
-    native: &Native,
-    access: &Access,
-    args: Value,
-    ctx: &CallContext,
-) -> Result<String> {
+pub(super) fn delete(native: &Native, access: &Access, args: Value) -> Result<String> {
     let args = Args::parse("delete", args, &["path", "recursive"])?;
-    let target = resolve(access, &args, "path")?;
+    // The entry itself: a link is deleted, not what it points to.
+    let target = access.resolve_entry(args.str("path")?, None)?;
     let recursive = args.opt_bool("recursive")?.unwrap_or(false);
-    txn::delete(native, access, &target, recursive, ctx)
+    txn::delete(native, access, &target, recursive)
 }
 
-pub(super) fn undo(
-    native: &Native,
-    access: &Access,
-    args: Value,
-    ctx: &CallContext,
-) -> Result<String> {
+pub(super) fn undo(native: &Native, access: &Access, args: Value) -> Result<String> {
     let args = Args::parse("undo", args, &["steps"])?;
     let steps = match args.opt_uint("steps")? {
         None => 1,
         Some(0) => return Err(ToolError::invalid("steps 0 undoes nothing; pass 1 or more")),
         Some(n) => n as usize,
     };
-    txn::undo(native, access, steps, ctx)
+    txn::undo(native, access, steps)
 }
 
 pub(super) fn info(native: &Native, access: &Access, args: Value) -> Result<String> {

@@ -25,6 +25,7 @@ use super::{CallContext, Surface, ToolDef, ToolOutput};
 use crate::access::{Access, Resolved};
 use crate::config::native::NativeConfig;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::undo::Journal;
 use crate::ops::version::{self, Versions};
 
 /// The tools, in the order they are offered.
@@ -44,19 +45,22 @@ pub const TOOLS: [&str; 12] = [
 ];
 
 /// The native surface under one configuration, with what its session keeps: the content behind
-/// recent version tokens.
+/// recent version tokens, and the journal undo reads.
 #[derive(Debug)]
 pub struct Native {
     config: NativeConfig,
     versions: Versions,
+    journal: Journal,
 }
 
 impl Native {
     /// The surface for `config`.
     pub fn new(config: NativeConfig) -> Native {
+        let journal = Journal::new(config.undo_steps, config.undo_bytes as usize);
         Native {
             config,
             versions: Versions::default(),
+            journal,
         }
     }
 
@@ -76,9 +80,9 @@ impl Native {
             "glob" => find::glob(access, args, ctx)?,
             "tree" => files::tree(access, args, ctx)?,
             "list_dir" => files::list_dir(access, args)?,
-            "move" => files::move_path(self, access, args, ctx)?,
-            "delete" => files::delete(self, access, args, ctx)?,
-            "undo" => files::undo(self, access, args, ctx)?,
+            "move" => files::move_path(self, access, args)?,
+            "delete" => files::delete(self, access, args)?,
+            "undo" => files::undo(self, access, args)?,
             "info" => files::info(self, access, args)?,
             _ => return Err(ToolError::invalid(format!("{tool} is not a native tool"))),
         };

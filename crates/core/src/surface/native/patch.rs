@@ -334,10 +334,22 @@ pub(super) fn apply_patch(
         }
         return Ok(out);
     }
-    let versions = txn::commit(native, access, &changes, ctx)?;
+    let label = format!(
+        "apply_patch ({})",
+        changes
+            .iter()
+            .map(|c| c.target.shown.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (versions, note) = txn::commit(native, access, &changes, ctx, label)?;
     let mut out = format!("applied: {} files\n", changes.len());
     for (c, v) in changes.iter().zip(&versions) {
         out.push_str(&status(c, v.as_deref()));
+        out.push('\n');
+    }
+    if let Some(note) = note {
+        out.push_str(&note);
         out.push('\n');
     }
     Ok(out)

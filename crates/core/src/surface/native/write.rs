@@ -147,7 +147,11 @@ pub(super) fn write_file(
             ));
         }
         let old_version = before.bytes().map(|b| native.version(b));
-        if let Some(version) = replace(native, access, &target, &before, &after, ctx)? {
+        let label = format!("write_file {shown} ({mode})");
+        if let Some(w) =
+            super::txn::write_one(native, access, &target, &before, &after, ctx, label)?
+        {
+            let version = w.version.clone();
             // A write through a link names the file it reached.
             let shown = access.written_name(&target);
             let lines = after.iter().filter(|&&b| b == b'\n').count();
@@ -166,7 +170,7 @@ pub(super) fn write_file(
                     after.len()
                 ),
             };
-            return Ok(what);
+            return Ok(format!("{what}{}", w.note_line()));
         }
     }
     Err(kept_losing(&shown))
