@@ -62,17 +62,12 @@ pub fn journal_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("FSGATE_STATE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    if cfg!(not(target_os = "macos"))
-        && let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty())
-    {
+    let (under_home, xdg) = crate::access::platform::STATE_HOME;
+    if xdg && let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(state).join("fsgate/journal"));
     }
     let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
-    Some(if cfg!(target_os = "macos") {
-        home.join("Library/Application Support/fsgate/journal")
-    } else {
-        home.join(".local/state/fsgate/journal")
-    })
+    Some(home.join(under_home).join("fsgate/journal"))
 }
 
 /// A written journal: removed when dropped (the change done, or undone in memory).

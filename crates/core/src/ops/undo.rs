@@ -61,6 +61,8 @@ pub enum Left {
     File(String),
     /// A folder.
     Dir,
+    /// A symbolic link holding this text.
+    Link(PathBuf),
     /// The same entry (device, inode, size, modification time): a folder or link a move put
     /// there, or a file too large to hash.
     Same((u64, u64, u64, (i64, i64))),
@@ -136,6 +138,11 @@ impl Step {
 /// bytes by its content, anything else by its identity.
 pub fn left_by_move(access: &Access, to: &Resolved, hash_max: u64) -> Option<Left> {
     let meta = access.symlink_metadata(to).ok()?;
+    if meta.is_symlink
+        && let Ok(text) = access.read_link(to)
+    {
+        return Some(Left::Link(text));
+    }
     if meta.is_file
         && meta.len <= hash_max
         && let Ok((bytes, _)) = access.read_all(to)
@@ -419,6 +426,12 @@ fn still_left(access: &Access, record: &Record) -> Result<Option<Vec<u8>>> {
         (Left::File(_), None) => Err(stale("it was deleted".into())),
         (Left::File(_), Some(_)) => Err(stale("it is no longer a regular file".into())),
         (Left::Same(id), Some(m)) if identity(&m.stamp) == *id => Ok(None),
+        (Left::Link(text), Some(m))
+            if m.is_symlink && access.read_link(&record.target).is_ok_and(|t| t == *text) =>
+        {
+            Ok(None)
+        }
+        (Left::Link(_), _) => Err(stale("it is no longer the link the step left".into())),
         (Left::Same(_), _) => Err(stale("it was replaced, changed or removed".into())),
     }
 }
@@ -525,7 +538,7 @@ fn put_back(access: &Access, record: &Record, now: Option<&[u8]>) -> Result<Stri
                     }
                     access.remove(target, false)?;
                 }
-                Left::File(_) | Left::Same(_) => {
+                Left::File(_) | Left::Same(_) | Left::Link(_) => {
                     access.remove(target, false)?;
                 }
             }
@@ -543,7 +556,7 @@ fn put_back(access: &Access, record: &Record, now: Option<&[u8]>) -> Result<Stri
             })
         }
         Prior::Link { text } => {
-            if let Left::File(_) | Left::Same(_) = record.left {
+            if let Left::File(_) | Left::Same(_) | Left::Link(_) = record.left {
                 access.remove(target, false)?;
             }
             access.symlink(target, text).map_err(failed)?;

@@ -443,3 +443,63 @@ fn qwen_notebook_edit_outside_is_refused() {
     }
     same(&before, &guarded_snap(&fx), "qwen notebook_edit");
 }
+
+/// Native's delete and move act on the entry a path names, a link itself included: a link
+/// inside the root that points outside is removed or renamed, and what it points to is
+/// untouched and unseen. Through a directory link that leads out, both are refused.
+#[test]
+fn native_delete_and_move_act_on_a_link_itself_and_never_reach_outside() {
+    let fx = Fx::with(P::Native, |b| {
+        symlink(b.join("outside/secret.txt"), b.join("root/link.txt")).unwrap();
+        symlink("../outside/secret.txt", b.join("root/rel.txt")).unwrap();
+        symlink(b.join("outside"), b.join("root/ld")).unwrap();
+    });
+    let outside = |fx: &Fx| {
+        fx.snap()
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with(&fx.root))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let before = outside(&fx);
+    for (tool, args) in [
+        ("delete", json!({"path": "ld/secret.txt"})),
+        ("move", json!({"from": "ld/secret.txt", "to": "here.txt"})),
+        ("move", json!({"from": "rel.txt", "to": "ld/new.txt"})),
+        ("delete", json!({"path": "ld", "recursive": true})),
+    ] {
+        let out = fx.call(tool, args.clone());
+        let text = out.text_content();
+        assert!(!text.contains(SECRET), "{tool} {args} leaked: {text}");
+        if tool == "delete" && args["path"] == "ld" {
+            // The link itself goes; the folder it points to stays.
+            assert!(!failed(&out), "{tool} {args}: {text}");
+        } else {
+            assert!(failed(&out), "{tool} {args} succeeded: {text}");
+        }
+        same(&before, &outside(&fx), &format!("{tool} {args}"));
+    }
+    let out = fx.call("move", json!({"from": "link.txt", "to": "moved.txt"}));
+    assert!(!failed(&out), "{}", out.text_content());
+    assert!(
+        fx.root
+            .join("moved.txt")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let out = fx.call("delete", json!({"path": "moved.txt"}));
+    assert!(!failed(&out), "{}", out.text_content());
+    let out = fx.call("delete", json!({"path": "rel.txt"}));
+    assert!(!failed(&out), "{}", out.text_content());
+    assert!(!fx.root.join("rel.txt").exists() && !fx.root.join("moved.txt").exists());
+    same(&before, &outside(&fx), "link moves and deletes");
+    // Undo puts the links back as links, pointing where they pointed.
+    let out = fx.call("undo", json!({"steps": 3}));
+    assert!(!failed(&out), "{}", out.text_content());
+    assert_eq!(
+        std::fs::read_link(fx.root.join("link.txt")).unwrap(),
+        fx.base.join("outside/secret.txt")
+    );
+    same(&before, &outside(&fx), "undo of link moves and deletes");
+}

@@ -309,8 +309,9 @@ pub fn mutations(p: P, path: &str) -> Vec<(&'static str, Value)> {
                 "apply_patch",
                 json!({"patch": format!("*** Begin Patch\n*** Update File: {path}\n@@\n-bait\n+PWNED\n*** End Patch\n")}),
             ));
-            v.push(("delete", json!({"path": path})));
-            v.push(("move", json!({"from": path, "to": "moved-here"})));
+            // delete and move act on the entry itself, a link included (a link inside the
+            // root that points out is removed or renamed, its target untouched): their own
+            // cases are in escapes.rs.
         }
     }
     v
