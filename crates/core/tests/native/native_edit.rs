@@ -161,3 +161,39 @@ fn a_dry_run_shows_the_diff_and_writes_nothing() {
     assert!(out.contains("-x\n+y"), "{out}");
     assert_eq!(nx.text("a.txt"), "x\n");
 }
+
+#[test]
+fn a_quote_that_matches_nowhere_shows_the_nearest_lines_to_quote_from() {
+    let nx = Nx::new();
+    nx.write(
+        "orders.py",
+        "def total(items):\n    s = 0\n    for it in items:\n        s += it.price * it.qty\n    return s\n",
+    );
+    // A stale one-line quote: the file says `it.qty`, the model remembers `it.count`.
+    let err = nx.err(
+        "edit",
+        json!({"path": "orders.py", "edits": [{"old_text": "        s += it.price * it.count", "new_text": "        s += it.cost()"}]}),
+    );
+    assert!(err.starts_with("no-match: edits[1]"), "{err}");
+    assert!(err.contains("4\t        s += it.price * it.qty\n"), "{err}");
+    // Following the text: quote the line it shows, and the edit lands with no read.
+    let shown = err
+        .lines()
+        .find_map(|l| l.strip_prefix("4\t"))
+        .unwrap()
+        .to_string();
+    nx.ok(
+        "edit",
+        json!({"path": "orders.py", "edits": [{"old_text": shown, "new_text": "        s += it.cost()"}]}),
+    );
+    assert!(nx.text("orders.py").contains("        s += it.cost()\n"));
+    // A quote of several lines, one of them stale: the region they align with.
+    let err = nx.err(
+        "edit",
+        json!({"path": "orders.py", "edits": [{"old_text": "    s = 0\n    for item in items:\n", "new_text": "x"}]}),
+    );
+    assert!(
+        err.contains("2\t    s = 0\n3\t    for it in items:\n"),
+        "{err}"
+    );
+}

@@ -107,6 +107,51 @@ fn line_of(bytes: &[u8], at: usize) -> usize {
         + 1
 }
 
+/// The most lines [`nearest`] shows.
+const NEAREST_LINES: usize = 12;
+
+/// The lines of `bytes` nearest a quote that matched nowhere, numbered as read_file numbers
+/// them: the region whose lines most often equal the quote's (ignoring surrounding
+/// whitespace), else the one line sharing the most words with the quote's lines. `None` when
+/// nothing is near.
+fn nearest(bytes: &[u8], quote: &str) -> Option<String> {
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let quoted: Vec<&[u8]> = quote
+        .trim_end_matches('\n')
+        .split('\n')
+        .map(str::as_bytes)
+        .collect();
+    let (start, end) = match matcher::closest_lines(&lines, &quoted, 0) {
+        Some(c) if c.matching > 0 => (c.start, c.end.max(c.start + 1)),
+        _ => {
+            let words = |l: &[u8]| -> std::collections::HashSet<Vec<u8>> {
+                l.split(|b| !b.is_ascii_alphanumeric() && *b != b'_')
+                    .filter(|w| w.len() >= 2)
+                    .map(<[u8]>::to_vec)
+                    .collect()
+            };
+            let wanted: std::collections::HashSet<Vec<u8>> =
+                quoted.iter().flat_map(|l| words(l)).collect();
+            let (best, score) = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i, words(l).intersection(&wanted).count()))
+                .max_by_key(|&(i, score)| (score, std::cmp::Reverse(i)))?;
+            if score == 0 {
+                return None;
+            }
+            let around = quoted.len().saturating_sub(1);
+            (best, (best + 1 + around).min(lines.len()))
+        }
+    };
+    let end = end.min(start + NEAREST_LINES).min(lines.len());
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
+        out.push_str(&format!("{}\t{}\n", i + 1, String::from_utf8_lossy(line)));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 fn lines_in(bytes: &[u8]) -> usize {
     if bytes.is_empty() {
         return 0;
@@ -137,8 +182,14 @@ fn place(n: usize, bytes: &[u8], spec: &Spec) -> Result<Option<Placed>> {
             ErrorKind::NoMatch,
             format!(
                 "edits[{n}]: old_text was not found (not even ignoring line endings, trailing \
-                 whitespace, indentation or punctuation); nothing was written. Read the file \
-                 again and quote it exactly."
+                 whitespace, indentation or punctuation); nothing was written. {}",
+                match nearest(bytes, &spec.old) {
+                    Some(shown) => format!(
+                        "The nearest lines of the file as it is now; quote old_text from \
+                         them:\n{shown}"
+                    ),
+                    None => "Read the file again and quote it exactly.".to_string(),
+                }
             ),
         ));
     };
