@@ -5,9 +5,11 @@
 //! that holds those files ([`recover`]) puts back every file that holds what the change wrote,
 //! so a crash mid-commit leaves the files as they were before it, not half changed.
 //!
-//! The journal folder is `$FSGATE_STATE_DIR`, else `$XDG_STATE_HOME/fsgate/journal`, else
-//! `~/.local/state/fsgate/journal` (macOS: `~/Library/Application Support/fsgate/journal`),
-//! owner-only. A journal names its process: one whose process still runs is left alone.
+//! The journal folder is `txn` in fsgate's state folder (`$FSGATE_STATE_DIR`, else
+//! `$XDG_STATE_HOME/fsgate/pending`, else `~/.local/state/fsgate/pending`, else a folder of the
+//! user's own in the temp folder: see `access::pending`), or the native configuration's
+//! `[undo] journal_dir`; owner-only. A journal names its process: one whose process still runs
+//! is left alone.
 //!
 //! Format: a first line `fsgate-txn 1 <pid>`, then per file a line of JSON (`path`, `prior`
 //! `"absent"` or `"file"`, `mode`, `len`, `after_len`, `after_hash`) followed by the `len`
@@ -57,17 +59,10 @@ fn stable_hash(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
-/// The journal folder (see the module's text); `None` when no home is known.
+/// The journal folder: `txn` in the state folder the access layer keeps its own journal of
+/// temp names in (`access::pending`); `None` when there is none.
 pub fn journal_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("FSGATE_STATE_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    let (under_home, xdg) = crate::access::platform::STATE_HOME;
-    if xdg && let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(state).join("fsgate/journal"));
-    }
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
-    Some(home.join(under_home).join("fsgate/journal"))
+    crate::access::pending::state_dir().map(|dir| dir.join("txn"))
 }
 
 /// A written journal: removed when dropped (the change done, or undone in memory).
@@ -93,7 +88,7 @@ pub fn arm(dir: Option<&Path>, entries: &[Entry<'_>]) -> std::io::Result<Armed> 
     let dir = journal_dir().ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            "no folder for the rollback journal (set HOME or FSGATE_STATE_DIR)",
+            "no usable state folder for the rollback journal (set FSGATE_STATE_DIR)",
         )
     })?;
     arm_in(&dir, entries, std::process::id())

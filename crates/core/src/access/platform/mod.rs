@@ -64,15 +64,6 @@ pub(in crate::access) use paths::{
 /// Which paths this build takes: `"linux"` or `"portable"`.
 pub const PATHS: &str = paths::NAME;
 
-/// Where a user's program state lives under the home folder, and whether `XDG_STATE_HOME`
-/// moves it (the XDG base directories; macOS keeps state in Application Support).
-#[cfg(not(target_os = "macos"))]
-pub const STATE_HOME: (&str, bool) = (".local/state", true);
-/// Where a user's program state lives under the home folder, and whether `XDG_STATE_HOME`
-/// moves it (the XDG base directories; macOS keeps state in Application Support).
-#[cfg(target_os = "macos")]
-pub const STATE_HOME: (&str, bool) = ("Library/Application Support", false);
-
 /// The longest path the kernel takes, in bytes, its terminating NUL included: 4096 on Linux,
 /// 1024 on macOS (and the BSDs).
 #[cfg(target_os = "linux")]
