@@ -17,3 +17,4 @@ mod native_edit;
 mod native_files;
 mod native_patch;
 mod native_read;
+mod native_syntax;

@@ -1,0 +1,151 @@
+//! The post-edit syntax check: a file's content is parsed with tree-sitter before and after a
+//! change, and the syntax errors the change introduces are named with their lines.
+//!
+//! Languages, by extension ([`language_of`]): Rust, Python, JavaScript (and JSX), TypeScript,
+//! TSX, Go, C, C++, Java, JSON, TOML, YAML. Any other file, a file that is not UTF-8, and one
+//! over [`MAX_BYTES`] are not checked ([`check`] says `None`).
+//!
+//! A syntax error is an `ERROR` node (text the grammar could not fit) or a `MISSING` node (a
+//! token the parser had to assume, such as a closing `)`). Errors the content already had are
+//! not reported again even when the edit moved them to other lines: they are carried over
+//! through a line diff and matched by place and by message (`compare.rs`).
+//!
+//! Each thread keeps one parser per language, so a check costs two parses and a walk of the
+//! error nodes; [`prime`] makes a grammar's first use cheap ahead of time.
+
+mod compare;
+mod lang;
+mod parse;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+pub use lang::{Lang, language_of};
+
+/// The largest content checked, in bytes; a larger file is not parsed.
+pub const MAX_BYTES: usize = 2 << 20;
+
+/// The most errors of one text that are looked at; beyond them a text is too broken for
+/// comparing error by error to mean much, and the comparison stays cheap.
+const MAX_ERRORS: usize = 1000;
+
+/// The most errors [`describe`] lists before it says how many more there are.
+const LISTED: usize = 5;
+
+/// One syntax error a change introduced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// 1-based line where it starts.
+    pub line: usize,
+    /// 1-based column (in bytes) where it starts.
+    pub column: usize,
+    /// What it is: `missing ")"`, `unexpected "}"`, `cannot parse "let = ;"`; a missing closer
+    /// also says which line opened what it closes.
+    pub message: String,
+}
+
+/// What the check of one change found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The language the content was parsed as.
+    pub lang: Lang,
+    /// The errors of the new content that the old content did not have, in source order.
+    pub new: Vec<SyntaxError>,
+    /// How many errors the old content had: 0 for a new file, `None` when it was not parsed
+    /// (the new content has no error, so there was nothing to compare).
+    pub errors_before: Option<usize>,
+    /// How many errors the new content has.
+    pub errors_after: usize,
+}
+
+impl Report {
+    /// Whether the change introduced no syntax error.
+    pub fn is_clean(&self) -> bool {
+        self.new.is_empty()
+    }
+}
+
+/// The UTF-8 text of `bytes` to parse (a byte order mark removed), if it is checked at all.
+fn text(bytes: &[u8]) -> Option<&[u8]> {
+    if bytes.len() > MAX_BYTES {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()?;
+    Some(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+}
+
+/// Checks the change of the file at `path` from `before` (`None`: the file is new) to `after`.
+///
+/// `None` when nothing is said: the language is unknown, `after` is not UTF-8 text or is over
+/// [`MAX_BYTES`], or a parse could not finish. A `before` that is not checked itself (binary,
+/// too large) counts as a new file: every error of `after` is new.
+pub fn check(path: &Path, before: Option<&[u8]>, after: &[u8]) -> Option<Report> {
+    let lang = language_of(path)?;
+    let new = text(after)?;
+    let mut after_errors = parse::errors(lang, new)?;
+    after_errors.truncate(MAX_ERRORS);
+    let errors_after = after_errors.len();
+    let (old, mut before_errors) = match before.and_then(text) {
+        // Nothing can be new: the old content need not be parsed.
+        Some(old) if after_errors.is_empty() => (old, Vec::new()),
+        Some(old) => (old, parse::errors(lang, old)?),
+        None => (&b""[..], Vec::new()),
+    };
+    before_errors.truncate(MAX_ERRORS);
+    let errors_before = (!after_errors.is_empty()).then_some(before_errors.len());
+    let new_errors = compare::new_errors(old, &before_errors, new, after_errors)
+        .into_iter()
+        .map(|f| SyntaxError {
+            line: f.start_row + 1,
+            column: f.column + 1,
+            message: f.message,
+        })
+        .collect();
+    Some(Report {
+        lang,
+        new: new_errors,
+        errors_before,
+        errors_after,
+    })
+}
+
+/// The report in one compact line for a tool's answer:
+/// `syntax: 2 new errors — line 12: missing ")"; line 40: unexpected "}"`, at most five listed
+/// and then `; +N more`. A clean report says `syntax: no new errors`.
+pub fn describe(report: &Report) -> String {
+    let n = report.new.len();
+    if n == 0 {
+        return "syntax: no new errors".to_string();
+    }
+    let mut out = format!(
+        "syntax: {n} new {} — {}",
+        if n == 1 { "error" } else { "errors" },
+        list(report, LISTED)
+    );
+    if n > LISTED {
+        out.push_str(&format!("; +{} more", n - LISTED));
+    }
+    out
+}
+
+/// The first `max` new errors, `line N: message` joined with `; `.
+pub fn list(report: &Report, max: usize) -> String {
+    report
+        .new
+        .iter()
+        .take(max)
+        .map(|e| format!("line {}: {}", e.line, e.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Loads the grammar of the file at `path` into this thread's parser cache and runs it once,
+/// so that the first check of such a file does not pay for it. Does nothing for a file that is
+/// not checked.
+pub fn prime(path: &Path) {
+    if let Some(lang) = language_of(path) {
+        parse::prime(lang);
+    }
+}
