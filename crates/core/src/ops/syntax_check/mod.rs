@@ -10,9 +10,14 @@
 //! not reported again even when the edit moved them to other lines: they are carried over
 //! through a line diff and matched by place and by message (`compare.rs`).
 //!
-//! Each thread keeps one parser per language, so a check costs two parses and a walk of the
-//! error nodes; [`prime`] makes a grammar's first use cheap ahead of time.
+//! Each thread keeps one parser per language ([`prime`] loads one ahead of time), and the trees
+//! of the last texts checked are kept (`cache.rs`): a change made to content checked before,
+//! as each edit of an agent's series is to what the previous one wrote, is parsed
+//! incrementally, re-reading only around the change. A clean result needs no parse of the old
+//! content at all; new content with errors whose old content was not checked recently costs a
+//! full parse of the new content and an incremental one of the old.
 
+mod cache;
 mod compare;
 mod lang;
 mod parse;
@@ -84,17 +89,44 @@ fn text(bytes: &[u8]) -> Option<&[u8]> {
 pub fn check(path: &Path, before: Option<&[u8]>, after: &[u8]) -> Option<Report> {
     let lang = language_of(path)?;
     let new = text(after)?;
-    let mut after_errors = parse::errors(lang, new)?;
-    after_errors.truncate(MAX_ERRORS);
-    let errors_after = after_errors.len();
-    let (old, mut before_errors) = match before.and_then(text) {
-        // Nothing can be new: the old content need not be parsed.
-        Some(old) if after_errors.is_empty() => (old, Vec::new()),
-        Some(old) => (old, parse::errors(lang, old)?),
-        None => (&b""[..], Vec::new()),
+    let old = before.and_then(text);
+    // The old content's tree, when it was checked recently: the new one is parsed from it.
+    // Otherwise the first check of a file costs one full parse.
+    let known = old.and_then(|old| Some((old, cache::get(lang, old)?)));
+    let tree = match &known {
+        Some((old, known)) => {
+            let mut edited = known.tree.clone();
+            edited.edit(&cache::edit_between(old, new));
+            parse::parse(lang, new, Some(&edited))?
+        }
+        None => parse::parse(lang, new, None)?,
     };
-    before_errors.truncate(MAX_ERRORS);
-    let errors_before = (!after_errors.is_empty()).then_some(before_errors.len());
+    let mut after_errors = parse::errors_in(&tree, new);
+    after_errors.truncate(MAX_ERRORS);
+    cache::put(lang, new, tree.clone(), &after_errors);
+    let errors_after = after_errors.len();
+    if after_errors.is_empty() {
+        // Nothing can be new: the old content need not be parsed.
+        return Some(Report {
+            lang,
+            new: Vec::new(),
+            errors_before: None,
+            errors_after,
+        });
+    }
+    let (old, before_errors) = match (old, known) {
+        (Some(old), Some((_, known))) => (old, known.errors.to_vec()),
+        (Some(old), None) => {
+            // Parsed from the new tree, edited back: only the changed part is parsed again.
+            let mut edited = tree;
+            edited.edit(&cache::edit_between(new, old));
+            let mut errors = parse::errors_in(&parse::parse(lang, old, Some(&edited))?, old);
+            errors.truncate(MAX_ERRORS);
+            (old, errors)
+        }
+        (None, _) => (&b""[..], Vec::new()),
+    };
+    let errors_before = Some(before_errors.len());
     let new_errors = compare::new_errors(old, &before_errors, new, after_errors)
         .into_iter()
         .map(|f| SyntaxError {

@@ -8,10 +8,10 @@ use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
 use super::lang::Lang;
 
-/// How long one parse may take before it is abandoned (and the check says nothing). Far above
-/// what any file under the size bound needs; it stops a pathological input from holding up a
-/// write.
-const PARSE_DEADLINE: Duration = Duration::from_millis(500);
+/// How long one parse may take before it is abandoned (and the check says nothing). Above what
+/// a file at the size bound needs on a loaded machine (about 300 ms for 2 MiB); it stops a
+/// pathological input from holding up a write.
+const PARSE_DEADLINE: Duration = Duration::from_secs(1);
 
 /// The longest quoted snippet of source in a description, in characters.
 const SNIPPET_CHARS: usize = 24;
@@ -34,9 +34,10 @@ pub(super) struct Found {
     pub message: String,
 }
 
-/// Parses `text` as `lang`: `None` when the grammar cannot be loaded or the parse ran past its
-/// deadline.
-fn parse(lang: Lang, text: &[u8]) -> Option<Tree> {
+/// Parses `text` as `lang`, reusing the unchanged parts of `old` (a tree of the text before,
+/// already edited to match `text`, [`Tree::edit`]): `None` when the grammar cannot be loaded
+/// or the parse ran past its deadline.
+pub(super) fn parse(lang: Lang, text: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let deadline = Instant::now() + PARSE_DEADLINE;
     let mut run = |parser: &mut Parser| {
         let mut past_deadline = |_: &tree_sitter::ParseState| {
@@ -50,7 +51,7 @@ fn parse(lang: Lang, text: &[u8]) -> Option<Tree> {
         let len = text.len();
         let tree = parser.parse_with_options(
             &mut |at, _| if at < len { &text[at..] } else { &[] },
-            None,
+            old,
             Some(options),
         );
         if tree.is_none() {
@@ -92,17 +93,22 @@ pub(super) fn prime(lang: Lang) {
         Lang::Toml => b"[a]\nb = 1\n",
         Lang::Yaml => b"a:\n  - 1\n",
     };
-    let _ = parse(lang, sample);
+    let _ = parse(lang, sample, None);
 }
 
 /// The syntax errors of `text` parsed as `lang`, in source order; `None` when it could not be
-/// parsed (see [`parse`]).
+/// parsed (see [`parse`]). For tests: the check parses through [`parse`] and [`errors_in`].
+#[cfg(test)]
 pub(super) fn errors(lang: Lang, text: &[u8]) -> Option<Vec<Found>> {
-    let tree = parse(lang, text)?;
+    Some(errors_in(&parse(lang, text, None)?, text))
+}
+
+/// The syntax errors of `tree`, the tree of `text`, in source order.
+pub(super) fn errors_in(tree: &Tree, text: &[u8]) -> Vec<Found> {
     let mut out = Vec::new();
     let root = tree.root_node();
     if !root.has_error() {
-        return Some(out);
+        return out;
     }
     // Depth first, entering only nodes that hold an error. An ERROR node with errors inside it
     // is the parser's recovery around them: the errors inside are reported, nearer the cause.
@@ -131,7 +137,7 @@ pub(super) fn errors(lang: Lang, text: &[u8]) -> Option<Vec<Found>> {
             }
         }
     }
-    Some(out)
+    out
 }
 
 fn found(node: Node, message: String) -> Found {

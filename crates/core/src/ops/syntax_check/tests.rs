@@ -332,6 +332,64 @@ fn parsers_are_reused_and_primed_per_thread() {
     assert!(first.is_clean());
 }
 
+#[test]
+fn the_edit_between_two_texts_is_their_differing_middle() {
+    let e = cache::edit_between(b"ab\ncd\nef", b"ab\ncXYd\nef");
+    assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 4, 6));
+    assert_eq!((e.start_position.row, e.start_position.column), (1, 1));
+    assert_eq!((e.new_end_position.row, e.new_end_position.column), (1, 3));
+    // Repeated bytes: the common end never overlaps the common start.
+    let e = cache::edit_between(b"aaa", b"aaaa");
+    assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (3, 3, 4));
+    let e = cache::edit_between(b"x\ny\n", b"");
+    assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (0, 4, 0));
+    assert_eq!(e.old_end_position.row, 2);
+}
+
+#[test]
+fn an_incremental_parse_finds_what_a_fresh_parse_finds() {
+    // A series of edits, each checked against the one before (so parsed from its tree), and
+    // each compared with a parse from nothing.
+    for case in CASES {
+        let path = Path::new(case.path);
+        let lang = language_of(path).unwrap();
+        let mut text = case.valid.to_string();
+        let cuts = [")", "{", ";", "\"", "]", "\n\n", "x = ", "}"];
+        for (i, cut) in cuts.iter().enumerate() {
+            let at = (text.len() * (i + 1) / (cuts.len() + 1)..text.len())
+                .find(|&at| text.is_char_boundary(at))
+                .unwrap();
+            let mut next = text.clone();
+            next.insert_str(at, cut);
+            // Make sure the old text's tree is the one kept.
+            check(path, None, text.as_bytes()).unwrap();
+            let report = check(path, Some(text.as_bytes()), next.as_bytes()).unwrap();
+            let fresh = parse::errors(lang, next.as_bytes()).unwrap();
+            assert_eq!(
+                report.errors_after,
+                fresh.len().min(MAX_ERRORS),
+                "{}: {next:?}",
+                case.path
+            );
+            // The old text not seen before (blank lines no other test adds): when the new one
+            // has errors, the old one is parsed from the new one's tree, edited back.
+            let blank = "\n".repeat(50 + i);
+            let (old, new) = (format!("{text}{blank}"), format!("{next}{blank}"));
+            let report = check(path, Some(old.as_bytes()), new.as_bytes()).unwrap();
+            if report.errors_after > 0 {
+                let fresh_old = parse::errors(lang, old.as_bytes()).unwrap();
+                assert_eq!(
+                    report.errors_before,
+                    Some(fresh_old.len()),
+                    "{}: {old:?}",
+                    case.path
+                );
+            }
+            text = next;
+        }
+    }
+}
+
 /// Prints what a check costs next to what writing the same bytes costs (run with
 /// `--nocapture`; optimised builds give the numbers worth quoting). Asserts only that the
 /// sample is valid and that the broken one is caught.
@@ -342,23 +400,42 @@ fn timings_of_a_20_kb_rust_file() {
         .map(|i| unit.replace('N', &i.to_string()))
         .collect();
     assert!((18_000..24_000).contains(&text.len()), "{}", text.len());
-    let broken = text.replacen("if s > 10 {", "if s > 10 {{", 1);
     let path = Path::new("big.rs");
     let t = Instant::now();
     prime(path);
     let prime_time = t.elapsed();
-    let runs = 20;
+    let runs: u32 = 20;
+    // Texts never checked before (a different first line each time): a full parse.
+    let fresh: Vec<String> = (0..runs).map(|i| format!("// {i}\n{text}")).collect();
     let t = Instant::now();
-    for _ in 0..runs {
+    for (i, text) in fresh.iter().enumerate() {
+        let edited = text.replacen("s - 1", &format!("s - {i}"), 1);
         assert!(
-            check(path, Some(text.as_bytes()), text.as_bytes())
+            check(path, Some(text.as_bytes()), edited.as_bytes())
                 .unwrap()
                 .is_clean()
         );
     }
-    let clean = t.elapsed() / runs;
+    let full = t.elapsed() / runs;
+    // A series of edits, each to what the last one left: incremental parses.
+    let mut now = fresh[0].clone();
+    check(path, None, now.as_bytes());
     let t = Instant::now();
-    for _ in 0..runs {
+    for i in 0..runs {
+        let next = now.replacen(&format!("add_{i}("), &format!("plus_{i}("), 1);
+        assert!(
+            check(path, Some(now.as_bytes()), next.as_bytes())
+                .unwrap()
+                .is_clean()
+        );
+        now = next;
+    }
+    let series = t.elapsed() / runs;
+    // A breaking edit of content not checked before: a full parse of the new content, an
+    // incremental one of the old, and a diff.
+    let t = Instant::now();
+    for text in &fresh {
+        let broken = text.replacen("if s > 10 {", "if s > 10 {{", 1);
         assert!(
             !check(path, Some(text.as_bytes()), broken.as_bytes())
                 .unwrap()
@@ -376,9 +453,10 @@ fn timings_of_a_20_kb_rust_file() {
     }
     let write = t.elapsed() / runs;
     eprintln!(
-        "syntax_check timings, {} bytes of Rust: prime {prime_time:?}; check of a clean edit \
-         (one parse) {clean:?}; check of a breaking edit (two parses and a diff) \
-         {broken_time:?}; atomic write with fsync {write:?}",
+        "syntax_check timings, {} bytes of Rust: prime {prime_time:?}; clean edit of content \
+         not seen before (one full parse) {full:?}; clean edit in a series (incremental parse) \
+         {series:?}; breaking edit of content not seen before (full + incremental parse, diff) \
+         {broken_time:?}; temp file + write + fsync + rename {write:?}",
         text.len()
     );
 }
