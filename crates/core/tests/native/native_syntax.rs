@@ -193,13 +193,15 @@ fn refuse_refuses_a_whole_patch_for_one_broken_file() {
     let (a, b) = (bytes(&nx, "a.py"), bytes(&nx, "b.toml"));
     let err = nx.err(
         "apply_patch",
-        json!({"patch": "*** Begin Patch\n*** Update File: a.py\n@@\n def f():\n-    return 1\n+    return 2\n*** Update File: b.toml\n@@\n [a]\n-b = 1\n+b = \n*** Add File: c.yaml\n+a: 1\n*** End Patch\n"}),
+        json!({"patch": "*** Begin Patch\n*** Update File: a.py\n@@\n def f():\n-    return 1\n+    return 2\n*** Update File: b.toml\n@@\n [a]\n-b = 1\n+b = \n*** Add File: c.yaml\n+a: 1\n+b: [2\n*** End Patch\n"}),
     );
     assert!(
         err.starts_with("invalid-argument: the patch would introduce syntax errors"),
         "{err}"
     );
-    assert!(err.contains("b.toml (TOML): line 2: "), "{err}");
+    // A line per broken file.
+    assert!(err.contains(":\nb.toml (TOML): line 2: "), "{err}");
+    assert!(err.contains("\nc.yaml (YAML): line "), "{err}");
     assert!(!err.contains("a.py"), "{err}");
     assert!(err.contains("call apply_patch again"), "{err}");
     assert_eq!(bytes(&nx, "a.py"), a);

@@ -114,17 +114,17 @@ pub(super) fn syntax_errors_of(shown: &str, report: &Report) -> String {
     )
 }
 
-/// The refusal of a change that would introduce syntax errors (`errors`: one or more
-/// [`syntax_errors_of`] lines), `action` saying what to fix (`fix new_text and edit again`).
+/// The refusal of a change that would introduce syntax errors (`errors`: a
+/// [`syntax_errors_of`] line per file), `action` saying what to fix.
 pub(super) fn syntax_refusal(what: &str, errors: &[String], action: &str) -> ToolError {
     ToolError::new(
         ErrorKind::InvalidArgument,
         format!(
             "{what} would introduce syntax errors, so nothing was written (syntax_errors = \
-             \"refuse\"): {}. {action}; or, if the file is meant to be broken for now, set \
+             \"refuse\"):\n{}\n{action}; or, if the file is meant to be broken for now, set \
              [edit] syntax_errors = \"report\" (write, and say what broke) or \"off\" in the \
              native configuration",
-            errors.join("; ")
+            errors.join("\n")
         ),
     )
 }
@@ -210,7 +210,7 @@ pub(super) fn write_file(
             return Err(syntax_refusal(
                 &format!("this {mode}"),
                 &[syntax_errors_of(&shown, report)],
-                "Fix content and call write_file again",
+                "Fix the content and call write_file again",
             ));
         }
         if let Some(version) = replace(native, access, &target, &before, &after, ctx)? {
