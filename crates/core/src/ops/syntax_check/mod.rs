@@ -11,7 +11,7 @@
 //! through a line diff and matched by place and by message (`compare.rs`).
 //!
 //! Each thread keeps one parser per language ([`prime`] loads one ahead of time), and the trees
-//! of the last texts checked are kept (`cache.rs`): a change made to content checked before,
+//! of the last texts checked (or passed to [`remember`]) are kept (`cache.rs`): a change made to content checked before,
 //! as each edit of an agent's series is to what the previous one wrote, is parsed
 //! incrementally, re-reading only around the change. A clean result needs no parse of the old
 //! content at all; new content with errors whose old content was not checked recently costs a
@@ -171,6 +171,27 @@ pub fn list(report: &Report, max: usize) -> String {
         .map(|e| format!("line {}: {}", e.line, e.message))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Parses `content`, the content of the file at `path`, and keeps its tree, so that the check
+/// of a change made to it is incremental: what a read can do for the edit that usually follows
+/// it, best on a background thread so that the read does not wait. Does nothing for a file that
+/// is not checked.
+pub fn remember(path: &Path, content: &[u8]) {
+    let Some(lang) = language_of(path) else {
+        return;
+    };
+    let Some(text) = text(content) else {
+        return;
+    };
+    if cache::get(lang, text).is_some() {
+        return;
+    }
+    if let Some(tree) = parse::parse(lang, text, None) {
+        let mut errors = parse::errors_in(&tree, text);
+        errors.truncate(MAX_ERRORS);
+        cache::put(lang, text, tree, &errors);
+    }
 }
 
 /// Loads the grammar of the file at `path` into this thread's parser cache and runs it once,
