@@ -11,11 +11,11 @@
 //! through a line diff and matched by place and by message (`compare.rs`).
 //!
 //! Each thread keeps one parser per language ([`prime`] loads one ahead of time), and the trees
-//! of the last texts checked (or passed to [`remember`]) are kept (`cache.rs`): a change made to content checked before,
-//! as each edit of an agent's series is to what the previous one wrote, is parsed
-//! incrementally, re-reading only around the change. A clean result needs no parse of the old
-//! content at all; new content with errors whose old content was not checked recently costs a
-//! full parse of the new content and an incremental one of the old.
+//! of the last texts checked (or passed to [`remember`]) are kept (`cache.rs`): a change made
+//! to content checked before, as each edit of an agent's series is to what the previous one
+//! wrote, is parsed incrementally, re-reading only around the change. A clean result needs no
+//! parse of the old content at all; new content with errors whose old content was not checked
+//! recently costs a full parse of the new content and an incremental one of the old.
 
 mod cache;
 mod compare;
@@ -58,10 +58,10 @@ pub struct Report {
     pub lang: Lang,
     /// The errors of the new content that the old content did not have, in source order.
     pub new: Vec<SyntaxError>,
-    /// How many errors the old content had: 0 for a new file, `None` when it was not parsed
-    /// (the new content has no error, so there was nothing to compare).
+    /// How many errors the old content had (counted up to 1,000): 0 for a new file, `None`
+    /// when it was not parsed (the new content has no error, so there was nothing to compare).
     pub errors_before: Option<usize>,
-    /// How many errors the new content has.
+    /// How many errors the new content has (counted up to 1,000).
     pub errors_after: usize,
 }
 

@@ -385,6 +385,16 @@ fn an_incremental_parse_finds_what_a_fresh_parse_finds() {
                     case.path
                 );
             }
+            // The new text's kept tree was not changed by parsing the old one from a copy.
+            let more = format!("{new}\n");
+            let report = check(path, Some(new.as_bytes()), more.as_bytes()).unwrap();
+            let fresh_more = parse::errors(lang, more.as_bytes()).unwrap();
+            assert_eq!(
+                report.errors_after,
+                fresh_more.len(),
+                "{}: {more:?}",
+                case.path
+            );
             text = next;
         }
     }
