@@ -15,6 +15,7 @@ pub mod replace;
 pub mod scan;
 pub mod shell;
 pub mod syntax;
+pub mod syntax_check;
 pub mod tree;
 pub mod txn;
 pub mod undo;

@@ -73,8 +73,9 @@ fn language(path: &Path) -> Option<Lang> {
     })
 }
 
-/// Known JSON-with-comments files.
-fn is_jsonc(path: &Path) -> bool {
+/// Known JSON-with-comments files (also left out of the tree-sitter check,
+/// [`crate::ops::syntax_check`]).
+pub(crate) fn is_jsonc(path: &Path) -> bool {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())

@@ -17,4 +17,5 @@ mod native_edit;
 mod native_files;
 mod native_patch;
 mod native_read;
+mod native_syntax;
 mod native_undo;

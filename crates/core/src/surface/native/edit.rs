@@ -8,14 +8,21 @@
 //! every edit's quote is found once, at the same level and with the same bytes, both in the
 //! version the caller read and now — its region unchanged — and then the edits apply to the
 //! current content (a rebase) and the answer says so.
+//!
+//! The edited content is parsed before it is written (`[edit] syntax_errors`): syntax errors
+//! it introduces are reported after the edit lines, or refuse the edit.
 
 use serde_json::Value;
 
 use super::txn;
-use super::write::{Before, RETRIES, current, kept_losing};
+use super::write::{
+    Before, RETRIES, current, kept_losing, new_syntax_errors, refuses_syntax_errors,
+    syntax_errors_of, syntax_refusal,
+};
 use super::{Native, resolve, stale};
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::syntax_check;
 use crate::surface::CallContext;
 use crate::surface::args::Args;
 use crate::text::matcher::{self, Level};
@@ -421,6 +428,22 @@ pub(super) fn edit(
                 "{shown} {old_version} unchanged: every edit was already applied\n{}",
                 report.join("\n")
             ));
+        }
+        let syntax = new_syntax_errors(native, &target, Some(bytes), &after);
+        if let Some(found) = &syntax {
+            let mut line = syntax_check::describe(found);
+            if refuses_syntax_errors(native) {
+                if !dry_run {
+                    return Err(syntax_refusal(
+                        "the edit",
+                        &[syntax_errors_of(&shown, found)],
+                        "Fix the edits (new_text, or more of old_text so the replaced region \
+                         is whole) and call edit again",
+                    ));
+                }
+                line.push_str(" (the edit would be refused: syntax_errors = \"refuse\")");
+            }
+            report.push(line);
         }
         if dry_run {
             return Ok(format!(

@@ -2,14 +2,20 @@
 //! files, checked completely before anything is written (every path resolved, every file in the
 //! state the patch expects, every hunk placed), then committed all or nothing. `dry_run` shows
 //! each file's diff and what would happen. The answer has a line per file and its hunks.
+//!
+//! Every file the patch writes is parsed before anything is written (`[edit] syntax_errors`):
+//! the syntax errors a file gains are reported under its line, or refuse the whole patch.
 
 use serde_json::Value;
 
-use super::write::{Before, current};
+use super::write::{
+    Before, current, new_syntax_errors, refuses_syntax_errors, syntax_errors_of, syntax_refusal,
+};
 use super::{Native, txn};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::patch::{unified, v4a};
+use crate::ops::syntax_check::{self, Report};
 use crate::surface::CallContext;
 use crate::surface::args::Args;
 
@@ -316,14 +322,35 @@ pub(super) fn apply_patch(
             )));
         }
     }
+    let syntax = syntax_of(native, &changes);
+    let refused: Vec<String> = changes
+        .iter()
+        .zip(&syntax)
+        .filter_map(|(c, r)| Some(syntax_errors_of(&c.target.shown, r.as_ref()?)))
+        .collect();
+    let refuse = refuses_syntax_errors(native) && !refused.is_empty();
+    if refuse && !dry_run {
+        return Err(syntax_refusal(
+            "the patch",
+            &refused,
+            "Fix the patch and call apply_patch again",
+        ));
+    }
     if dry_run {
         let mut out = format!(
             "dry run: {} files would change; nothing written\n",
             changes.len()
         );
-        for c in &changes {
+        if refuse {
+            out.push_str(
+                "the patch would be refused: it introduces syntax errors (syntax_errors = \
+                 \"refuse\")\n",
+            );
+        }
+        for (c, r) in changes.iter().zip(&syntax) {
             out.push_str(&status(c, None));
             out.push('\n');
+            push_syntax(&mut out, r.as_ref());
         }
         for c in &changes {
             let old = c.before.bytes().unwrap_or_default();
@@ -344,13 +371,42 @@ pub(super) fn apply_patch(
     );
     let (versions, note) = txn::commit(native, access, &changes, ctx, label)?;
     let mut out = format!("applied: {} files\n", changes.len());
-    for (c, v) in changes.iter().zip(&versions) {
+    for ((c, v), r) in changes.iter().zip(&versions).zip(&syntax) {
         out.push_str(&status(c, v.as_deref()));
         out.push('\n');
+        push_syntax(&mut out, r.as_ref());
     }
     if let Some(note) = note {
         out.push_str(&note);
         out.push('\n');
     }
     Ok(out)
+}
+
+/// The new syntax errors of each change (`None` for a deletion and a file without new errors).
+/// A file a move creates is compared with the file it comes from.
+fn syntax_of(native: &Native, changes: &[Change]) -> Vec<Option<Report>> {
+    changes
+        .iter()
+        .map(|c| {
+            let after = c.after.as_deref()?;
+            let before = match &c.moved_from {
+                Some(from) => changes
+                    .iter()
+                    .find(|o| o.target.shown == *from)
+                    .and_then(|o| o.before.bytes()),
+                None => c.before.bytes(),
+            };
+            new_syntax_errors(native, &c.target, before, after)
+        })
+        .collect()
+}
+
+/// A file's syntax line, indented under its status line.
+fn push_syntax(out: &mut String, report: Option<&Report>) {
+    if let Some(report) = report {
+        out.push_str("  ");
+        out.push_str(&syntax_check::describe(report));
+        out.push('\n');
+    }
 }

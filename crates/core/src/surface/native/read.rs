@@ -60,10 +60,19 @@ pub(super) fn read_file(
             let meta = access.metadata(&target).ok();
             let size = meta.as_ref().map_or(0, |m| m.len);
             let version = if size <= VERSIONED_MAX {
-                access
-                    .read_all(&target)
-                    .ok()
-                    .map(|(bytes, _)| native.version(&bytes))
+                access.read_all(&target).ok().map(|(bytes, _)| {
+                    // The edit that usually follows a read is checked incrementally against
+                    // this content: parse it now, off the call's thread.
+                    if native.config.syntax_errors != crate::config::native::SyntaxErrors::Off
+                        && crate::ops::syntax_check::language_of(&target.path).is_some()
+                    {
+                        let (path, content) = (target.path.clone(), bytes.clone());
+                        std::thread::spawn(move || {
+                            crate::ops::syntax_check::remember(&path, &content)
+                        });
+                    }
+                    native.version(&bytes)
+                })
             } else {
                 None
             };

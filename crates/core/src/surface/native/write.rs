@@ -1,13 +1,16 @@
 //! write_file (create, overwrite, append), and the one way every native change of one file is
 //! written: atomically, only while the file still holds the bytes the change was made from,
-//! with the new version returned.
+//! with the new version returned. Also the post-edit syntax check every change of file content
+//! (edit, apply_patch, write_file) goes through before it is written (`[edit] syntax_errors`).
 
 use serde_json::Value;
 
 use super::{Native, resolve, stale};
 use crate::access::fs::Conflict;
 use crate::access::{Access, Resolved, WriteOptions};
+use crate::config::native::SyntaxErrors;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::syntax_check::{self, Report};
 use crate::surface::CallContext;
 use crate::surface::args::Args;
 
@@ -71,6 +74,59 @@ pub(super) fn replace(
         session.wrote(&file, crate::session::Base::Unknown, Some(after));
     }
     Ok(Some(native.version(after)))
+}
+
+/// The syntax errors the change of `target` from `before` (`None`: a new file) to `after`
+/// introduces, under `[edit] syntax_errors`: `None` when the check is off, the file is not
+/// checked (unknown language, not UTF-8, too large) or nothing new is broken.
+pub(super) fn new_syntax_errors(
+    native: &Native,
+    target: &Resolved,
+    before: Option<&[u8]>,
+    after: &[u8],
+) -> Option<Report> {
+    if native.config.syntax_errors == SyntaxErrors::Off {
+        return None;
+    }
+    syntax_check::check(&target.path, before, after).filter(|r| !r.is_clean())
+}
+
+/// Whether new syntax errors refuse the change (`[edit] syntax_errors = "refuse"`).
+pub(super) fn refuses_syntax_errors(native: &Native) -> bool {
+    native.config.syntax_errors == SyntaxErrors::Refuse
+}
+
+/// The most errors of one file a refusal lists.
+const REFUSAL_LISTS: usize = 10;
+
+/// One file's new errors, for a refusal: `a.rs (Rust): line 3: missing ")"; …`.
+pub(super) fn syntax_errors_of(shown: &str, report: &Report) -> String {
+    let n = report.new.len();
+    let more = if n > REFUSAL_LISTS {
+        format!("; +{} more", n - REFUSAL_LISTS)
+    } else {
+        String::new()
+    };
+    format!(
+        "{shown} ({}): {}{more}",
+        report.lang.name(),
+        syntax_check::list(report, REFUSAL_LISTS)
+    )
+}
+
+/// The refusal of a change that would introduce syntax errors (`errors`: a
+/// [`syntax_errors_of`] line per file), `action` saying what to fix.
+pub(super) fn syntax_refusal(what: &str, errors: &[String], action: &str) -> ToolError {
+    ToolError::new(
+        ErrorKind::InvalidArgument,
+        format!(
+            "{what} would introduce syntax errors, so nothing was written (syntax_errors = \
+             \"refuse\"):\n{}\n{action}; or, if the file is meant to be broken for now, set \
+             [edit] syntax_errors = \"report\" (write, and say what broke) or \"off\" in the \
+             native configuration",
+            errors.join("\n")
+        ),
+    )
 }
 
 /// The refusal of a change that lost to other writers [`RETRIES`] times.
@@ -147,6 +203,16 @@ pub(super) fn write_file(
             ));
         }
         let old_version = before.bytes().map(|b| native.version(b));
+        let syntax = new_syntax_errors(native, &target, before.bytes(), &after);
+        if let Some(report) = &syntax
+            && refuses_syntax_errors(native)
+        {
+            return Err(syntax_refusal(
+                &format!("this {mode}"),
+                &[syntax_errors_of(&shown, report)],
+                "Fix the content and call write_file again",
+            ));
+        }
         let label = format!("write_file {shown} ({mode})");
         if let Some(w) =
             super::txn::write_one(native, access, &target, &before, &after, ctx, label)?
@@ -170,7 +236,14 @@ pub(super) fn write_file(
                     after.len()
                 ),
             };
-            return Ok(format!("{what}{}", w.note_line()));
+            return Ok(match syntax {
+                Some(report) => format!(
+                    "{what}\n{}{}",
+                    syntax_check::describe(&report),
+                    w.note_line()
+                ),
+                None => format!("{what}{}", w.note_line()),
+            });
         }
     }
     Err(kept_losing(&shown))
