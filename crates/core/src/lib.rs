@@ -80,6 +80,11 @@ pub struct Options {
     /// images ([`Workspace::learn_no_vision`]). Share one clone among the workspaces of one
     /// server. By default a switch of its own, on.
     pub vision: vision::VisionSwitch,
+    /// The bounds an attached image is brought within, in every profile that attaches images
+    /// (gg, qwen, native): one over them is scaled down, or described when it cannot be. By
+    /// default 1,568 px on the long edge, 1,150,000 pixels and 3,932,160 bytes
+    /// ([`ops::image::ImageLimits`]).
+    pub images: ops::image::ImageLimits,
 }
 
 impl Options {
@@ -93,6 +98,7 @@ impl Options {
             no_vision: false,
             arm: None,
             vision: vision::VisionSwitch::new(),
+            images: ops::image::ImageLimits::default(),
         }
     }
 }
