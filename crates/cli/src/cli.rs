@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 // The profiles, their names and help texts come from the library's one registry.
 pub use fsgate_core::Profile;
 pub use fsgate_core::config::gg::Arm;
+use fsgate_core::ops::image::ImageLimits;
 
 /// fsgate: the filesystem tools of a coding agent (read, write, edit, list, tree, search),
 /// served over the Model Context Protocol.
@@ -177,6 +178,63 @@ pub struct WorkspaceArgs {
     /// The tool surface to offer.
     #[arg(long, value_enum, default_value_t = Profile::Gg)]
     pub profile: Profile,
+    #[command(flatten)]
+    pub images: ImageArgs,
+}
+
+/// The bounds an attached image is brought within (gg, qwen and native attach images): one
+/// over any of them is scaled down (aspect kept, never up) and encoded again, and its line says
+/// so with its estimated tokens; one that cannot be is described instead.
+#[derive(Clone, Debug, Args)]
+pub struct ImageArgs {
+    /// The longest side of an attached image, in pixels (Anthropic's models take 1568 without
+    /// scaling down).
+    #[arg(
+        long = "image-max-edge",
+        value_name = "PX",
+        default_value_t = ImageLimits::DEFAULT_MAX_EDGE,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_edge: u64,
+    /// The most pixels of an attached image (Anthropic recommends at most 1.15 megapixels).
+    #[arg(
+        long = "image-max-pixels",
+        value_name = "PIXELS",
+        default_value_t = ImageLimits::DEFAULT_MAX_PIXELS,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_pixels: u64,
+    /// The most bytes of an attached image (3.75 MiB: Anthropic refuses an image over 5 MiB
+    /// once base64-encoded).
+    #[arg(
+        long = "image-max-bytes",
+        value_name = "BYTES",
+        default_value_t = ImageLimits::DEFAULT_MAX_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_bytes: u64,
+}
+
+impl ImageArgs {
+    /// The limits the flags give.
+    pub fn limits(&self) -> ImageLimits {
+        ImageLimits {
+            max_edge: self.max_edge,
+            max_pixels: self.max_pixels,
+            max_bytes: self.max_bytes,
+        }
+    }
+}
+
+impl Default for ImageArgs {
+    fn default() -> Self {
+        let limits = ImageLimits::default();
+        ImageArgs {
+            max_edge: limits.max_edge,
+            max_pixels: limits.max_pixels,
+            max_bytes: limits.max_bytes,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -193,5 +251,44 @@ mod tests {
             .collect();
         let registered: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
         assert_eq!(offered, registered);
+    }
+
+    #[test]
+    fn image_limits_default_to_the_engine_defaults_and_refuse_zero() {
+        let parsed = Cli::try_parse_from(["fsgate", "prompt"]).unwrap();
+        let Command::Prompt(args) = parsed.command else {
+            panic!("not prompt: {parsed:?}");
+        };
+        assert_eq!(args.images.limits(), ImageLimits::default());
+        let parsed = Cli::try_parse_from([
+            "fsgate",
+            "prompt",
+            "--image-max-edge",
+            "800",
+            "--image-max-pixels",
+            "400000",
+            "--image-max-bytes",
+            "1000000",
+        ])
+        .unwrap();
+        let Command::Prompt(args) = parsed.command else {
+            panic!("not prompt: {parsed:?}");
+        };
+        assert_eq!(
+            args.images.limits(),
+            ImageLimits {
+                max_edge: 800,
+                max_pixels: 400_000,
+                max_bytes: 1_000_000,
+            }
+        );
+        for flag in [
+            "--image-max-edge",
+            "--image-max-pixels",
+            "--image-max-bytes",
+        ] {
+            let err = Cli::try_parse_from(["fsgate", "prompt", flag, "0"]).unwrap_err();
+            assert!(err.to_string().contains(flag), "{err}");
+        }
     }
 }

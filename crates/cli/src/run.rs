@@ -11,7 +11,7 @@ use fsgate_core::surface::export::{Format, export};
 use fsgate_core::{CallContext, Content, Options, ProfileConfig, Progress, Workspace};
 use serde_json::Value;
 
-use crate::cli::{Cli, Command, JailMode, Profile, SchemaFormat, WorkspaceArgs};
+use crate::cli::{Cli, Command, ImageArgs, JailMode, Profile, SchemaFormat, WorkspaceArgs};
 
 /// The line `serve` prints to stderr at start when paths are not confined to the roots.
 const UNCONFINED: &str = "unconfined: gg reaches every path this process can (absolute paths \
@@ -229,6 +229,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 no_vision: false,
                 arm: None,
                 profile,
+                images: ImageArgs::default(),
             };
             match open(&args) {
                 Ok(_) => {
@@ -301,6 +302,7 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     options.agent = args.agent.clone();
     options.no_vision = args.no_vision;
     options.arm = args.arm;
+    options.images = args.images.limits();
     // One switch for every workspace this process opens (one per HTTP session): what a harness
     // tells the server about its model's vision holds for all of them.
     options.vision = VISION.clone();

@@ -80,6 +80,11 @@ pub struct Options {
     /// images ([`Workspace::learn_no_vision`]). Share one clone among the workspaces of one
     /// server. By default a switch of its own, on.
     pub vision: vision::VisionSwitch,
+    /// The bounds an attached image is brought within, in every profile that attaches images
+    /// (gg, qwen, native): one over them is scaled down, or described when it cannot be. By
+    /// default 1,568 px on the long edge, 1,150,000 pixels and 3,932,160 bytes
+    /// ([`ops::image::ImageLimits`]).
+    pub images: ops::image::ImageLimits,
 }
 
 impl Options {
@@ -93,6 +98,7 @@ impl Options {
             no_vision: false,
             arm: None,
             vision: vision::VisionSwitch::new(),
+            images: ops::image::ImageLimits::default(),
         }
     }
 }
@@ -226,7 +232,8 @@ impl Workspace {
     pub const QUICK_ARGUMENT_BYTES: usize = 256 << 10;
 
     /// Whether calling `name` with `args` is certain to be short: a read, write or edit of one
-    /// existing regular file of at most [`Self::QUICK_FILE_BYTES`], with at most
+    /// existing regular file of at most [`Self::QUICK_FILE_BYTES`] that is not an image (one
+    /// may be scaled down before it is attached), with at most
     /// [`Self::QUICK_ARGUMENT_BYTES`] of argument text. Such a call takes well under a
     /// millisecond, so a transport may run it where it stands instead of handing it to a thread
     /// that may block (and a cancellation could not arrive in time to matter). Anything else —
@@ -247,6 +254,23 @@ impl Workspace {
         self.access
             .metadata(&target)
             .is_ok_and(|meta| meta.is_file && meta.len <= Self::QUICK_FILE_BYTES)
+            && !self.starts_like_image(&target)
+    }
+
+    /// Whether the file at `target` starts like an image (or cannot be looked at): attaching
+    /// one may decode and scale it down ([`ops::image::fit`]), which takes milliseconds, not
+    /// microseconds.
+    fn starts_like_image(&self, target: &access::Resolved) -> bool {
+        use std::io::Read as _;
+        let Ok((file, _)) = self.access.open_regular(target) else {
+            return true;
+        };
+        let mut head = Vec::with_capacity(ops::image::ImageFormat::SNIFF_LEN);
+        let len = ops::image::ImageFormat::SNIFF_LEN as u64;
+        if file.take(len).read_to_end(&mut head).is_err() {
+            return true;
+        }
+        ops::image::ImageFormat::sniff(&head).is_some()
     }
 
     /// Runs a quick call (see [`Workspace::is_quick`]) once, here. `Err` gives `args` back when

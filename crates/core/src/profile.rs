@@ -314,7 +314,8 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                 };
                 let surface = Gg::new(config, options.agent.as_deref(), options.no_vision)?
                     .with_arm(options.arm.unwrap_or(config.arm))
-                    .with_vision_switch(options.vision.clone());
+                    .with_vision_switch(options.vision.clone())
+                    .with_image_limits(options.images);
                 (access, Box::new(surface), warnings)
             }
             ProfileConfig::Coder(config) => {
@@ -337,7 +338,8 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                     non_accessible: config.non_accessible_globs.clone(),
                     ..JailConfig::default()
                 })?;
-                (access, Box::new(Qwen::new(config.clone())), warnings)
+                let surface = Qwen::new(config.clone()).with_image_limits(options.images);
+                (access, Box::new(surface), warnings)
             }
             ProfileConfig::Picoclaw(config) => {
                 let (access, warnings) = jailed(&JailConfig {
@@ -368,7 +370,8 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                     config.journal_dir.as_deref(),
                     &access,
                 ));
-                (access, Box::new(Native::new(config.clone())), warnings)
+                let surface = Native::new(config.clone()).with_image_limits(options.images);
+                (access, Box::new(surface), warnings)
             }
         };
     Ok(Opened {

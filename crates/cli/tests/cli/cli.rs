@@ -97,6 +97,48 @@ fn call_shows_an_image_as_its_line_and_a_placeholder() {
 }
 
 #[test]
+fn call_brings_an_image_within_the_image_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 4x2 GIF that decodes: a two-colour table, and LZW data for its eight pixels (a clear
+    // code before each, so codes stay 3 bits).
+    let mut gif = b"GIF89a".to_vec();
+    gif.extend_from_slice(&[4, 0, 2, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255]);
+    gif.extend_from_slice(&[0x2C, 0, 0, 0, 0, 4, 0, 2, 0, 0, 2]);
+    gif.extend_from_slice(&[7, 4, 65, 16, 4, 65, 16, 5, 0, 0x3B]);
+    std::fs::write(dir.path().join("pic.gif"), &gif).unwrap();
+    let read = |flags: &[&str]| {
+        let mut args = vec!["call", "read_file", r#"{"path": "pic.gif"}"#];
+        args.extend_from_slice(flags);
+        let out = fsgate(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let shown = read(&["--image-max-edge", "2"]);
+    assert!(
+        shown.starts_with(
+            "Image pic.gif: GIF, 4x2 pixels, 40 bytes; attached downscaled to 2x1 pixels (PNG, "
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\n[image attachment: image/png, "),
+        "{shown}"
+    );
+    let shown = read(&["--image-max-pixels", "4"]);
+    assert!(shown.contains("downscaled to 3x1 pixels"), "{shown}");
+    // Within the limits: the file's own bytes.
+    assert_eq!(
+        read(&["--image-max-bytes", "40"]),
+        "Image pic.gif: GIF, 4x2 pixels, 40 bytes.\n[image attachment: image/gif, 40 bytes]"
+    );
+    let zero = fsgate(
+        dir.path(),
+        &["call", "read_file", "{}", "--image-max-edge", "0"],
+    );
+    assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
 fn schema_lists_name_description_and_input_schema_per_mode() {
     let dir = tempfile::tempdir().unwrap();
     let out = fsgate(dir.path(), &["schema"]);

@@ -22,7 +22,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::time::Instant;
 
-use super::image::{self, ImageFormat};
+use super::image::{self, Change, Checked, Fitted, ImageFormat, ImageLimits};
 pub use super::line_index::CountBudget;
 use super::line_index::{Count, CountError, FileKey, INDEX_MIN_LEN};
 use crate::access::{Access, OpenFile, Resolved};
@@ -193,8 +193,9 @@ pub struct ImageRead {
 /// Whether an image travels with the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attachment {
-    /// Attached: the file's bytes.
-    Attached(Vec<u8>),
+    /// Attached: what is sent, the file's own bytes as a read finds them, or those
+    /// [`ImageRead::fit`] brought within the image limits.
+    Attached(Fitted),
     /// Described only: larger than the image ceiling (which is given).
     TooLarge(u64),
     /// Described only: the model cannot see images.
@@ -202,6 +203,44 @@ pub enum Attachment {
     /// Described only: the bytes are not a whole image of the format they claim (why, see
     /// [`image::check`]).
     Damaged(String),
+    /// Described only: over the image limits, and it could not be brought within them (why,
+    /// a clause that follows "not attached: "; see [`image::fit`]).
+    Unfit(String),
+}
+
+impl ImageRead {
+    /// The read with its attachment brought within `limits` ([`image::fit`]): scaled down and
+    /// encoded again when it is over them, or described as [`Attachment::Unfit`] when it
+    /// cannot be. Anything else is left as it is. Every surface that attaches images calls
+    /// this before it does.
+    pub fn fit(self, limits: &ImageLimits) -> ImageRead {
+        let ImageRead {
+            format,
+            size,
+            dimensions,
+            attachment,
+        } = self;
+        let attachment = match attachment {
+            Attachment::Attached(attached) if attached.change == Change::None => {
+                let checked = Checked {
+                    format: attached.format,
+                    width: attached.width,
+                    height: attached.height,
+                };
+                match image::fit(attached.data, checked, limits) {
+                    Ok(fitted) => Attachment::Attached(fitted),
+                    Err(why) => Attachment::Unfit(why),
+                }
+            }
+            other => other,
+        };
+        ImageRead {
+            format,
+            size,
+            dimensions,
+            attachment,
+        }
+    }
 }
 
 /// Why a read was refused or failed. The surface words it in its profile's terms.
@@ -495,7 +534,7 @@ fn read_image(
         file.read_to_end(&mut data)?;
         match image::check(&data) {
             Some(Ok(checked)) if options.attach_images => (
-                Attachment::Attached(data),
+                Attachment::Attached(Fitted::as_is(data, checked)),
                 Some((checked.width, checked.height)),
             ),
             Some(Ok(checked)) => (Attachment::NoVision, Some((checked.width, checked.height))),

@@ -71,6 +71,15 @@ fn anything_that_may_run_long_is_not_quick() {
     ));
     // An unknown tool.
     assert!(!quick(&ws, "nope", &json!({"path": "small.txt"})));
+    // An image, however small: attaching it may scale it down. Recognised by its bytes.
+    std::fs::write(
+        dir.path().join("notes.txt"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+    )
+    .unwrap();
+    assert!(!quick(&ws, "read_file", &json!({"path": "notes.txt"})));
+    std::fs::write(dir.path().join("short.txt"), b"GIF").unwrap();
+    assert!(quick(&ws, "read_file", &json!({"path": "short.txt"})));
     drop(dir);
 }
 

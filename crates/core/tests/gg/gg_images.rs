@@ -139,7 +139,8 @@ fn image_over_8_mib_is_described_not_attached() {
 
 #[test]
 fn image_of_exactly_8_mib_is_attached() {
-    let fx = Fx::new();
+    // With a byte limit above it, as it is.
+    let fx = Fx::with(|o| o.images.max_bytes = MIB8 as u64);
     let bytes = padded_png(MIB8);
     fx.write("edge.png", &bytes);
     let out = fx.call("read_file", json!({"path": "edge.png"}));
@@ -149,6 +150,24 @@ fn image_of_exactly_8_mib_is_attached() {
     );
     assert_eq!(images(&out).len(), 1);
     assert_eq!(images(&out)[0].1.len(), MIB8);
+    // Under the default byte limit (3.75 MiB), encoded again: the same 3x2 pixels.
+    let fx = Fx::new();
+    fx.write("edge.png", &bytes);
+    let out = fx.call("read_file", json!({"path": "edge.png"}));
+    let sent = images(&out);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, "image/png");
+    assert_eq!(
+        out.text_content(),
+        format!(
+            "Image edge.png: PNG, 3x2 pixels, 8388608 bytes; attached encoded again as PNG ({} \
+             bytes), as its file is over the image byte limit, about 1 token.",
+            sent[0].1.len()
+        )
+    );
+    let decoded = image::load_from_memory(&sent[0].1).unwrap().to_rgb8();
+    let original = image::load_from_memory(&png(3, 2)).unwrap().to_rgb8();
+    assert_eq!(decoded, original);
 }
 
 #[test]

@@ -23,3 +23,4 @@ mod gg_read_count;
 mod gg_search;
 mod gg_write_edit;
 mod image_attachments;
+mod image_limits;

@@ -95,3 +95,85 @@ fn line_numbers_can_be_left_out_and_bad_windows_say_what_to_send() {
         "{err}"
     );
 }
+
+/// A `w`x`h` PNG of smooth gradients, made with the image crate.
+fn gradient_png(w: u32, h: u32) -> Vec<u8> {
+    let picture = image::DynamicImage::ImageRgb8(image::ImageBuffer::from_fn(w, h, |x, y| {
+        image::Rgb([(x / 16) as u8, (y / 12) as u8, ((x + y) / 28) as u8])
+    }));
+    let mut out = std::io::Cursor::new(Vec::new());
+    picture.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// The text and the one picture (MIME type, decoded width and height, bytes) of a read.
+fn read_image(nx: &Nx, path: &str) -> (String, &'static str, u32, u32, usize) {
+    let out = nx.call("read_file", json!({ "path": path }));
+    assert!(!out.is_error, "{}", out.text_content());
+    let pictures: Vec<_> = out
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            fsgate_core::Content::Image { mime, data } => Some((*mime, data.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pictures.len(), 1, "{}", out.text_content());
+    let (mime, data) = &pictures[0];
+    let decoded = image::load_from_memory(data).unwrap();
+    (
+        out.text_content(),
+        mime,
+        decoded.width(),
+        decoded.height(),
+        data.len(),
+    )
+}
+
+#[test]
+fn a_4000x3000_png_is_attached_downscaled_and_its_line_says_so_with_its_tokens() {
+    let nx = Nx::new();
+    let bytes = gradient_png(4000, 3000);
+    nx.write("big.png", &bytes);
+    let (text, mime, w, h, sent) = read_image(&nx, "big.png");
+    assert_eq!((mime, w, h), ("image/png", 1237, 928));
+    assert_eq!(
+        text,
+        format!(
+            "big.png: PNG image, 4000x3000 → 1237x928 (downscaled), ~1,531 tokens, {} → {sent} \
+             bytes",
+            bytes.len()
+        )
+    );
+    // Within the limits: the file's own bytes, and what they cost.
+    let small = gradient_png(200, 200);
+    nx.write("small.png", &small);
+    let (text, _, w, h, sent) = read_image(&nx, "small.png");
+    assert_eq!((w, h, sent), (200, 200, small.len()));
+    assert_eq!(
+        text,
+        format!(
+            "small.png: PNG image, 200x200, {} bytes, ~54 tokens",
+            small.len()
+        )
+    );
+}
+
+#[test]
+fn an_image_that_cannot_be_decoded_to_be_scaled_down_is_described() {
+    let nx = Nx::new();
+    let mut broken = gradient_png(2000, 1500);
+    let idat = broken.windows(4).position(|w| w == b"IDAT").unwrap();
+    broken[idat + 4..idat + 60].fill(0xAB);
+    nx.write("broken.png", &broken);
+    let out = nx.ok("read_file", json!({"path": "broken.png"}));
+    assert!(
+        out.starts_with(&format!(
+            "broken.png: PNG image, 2000x1500, {} bytes; not attached: it is over the image \
+             limits (1568 px long edge, 1,150,000 pixels, 3,932,160 bytes), and it could not be \
+             decoded to be scaled down: ",
+            broken.len()
+        )),
+        "{out}"
+    );
+}

@@ -40,6 +40,8 @@ pub struct Gg {
     vision: bool,
     /// Whether a harness has found the model unable to take images, server-wide.
     switch: VisionSwitch,
+    /// The bounds an attached image is brought within.
+    images: ops::image::ImageLimits,
     /// Tool calling, or one run_code tool.
     arm: Arm,
     /// The bounds of run_code's programs and views.
@@ -93,6 +95,7 @@ impl Gg {
             count_budget: config.count_budget,
             vision: config.vision && !vision_off,
             switch: VisionSwitch::new(),
+            images: ops::image::ImageLimits::default(),
             arm: config.arm,
             code: config.code,
             active,
@@ -128,6 +131,23 @@ impl Gg {
     pub fn with_vision_switch(mut self, switch: VisionSwitch) -> Self {
         self.switch = switch;
         self
+    }
+
+    /// The surface bringing attached images within `limits` instead of the defaults.
+    pub fn with_image_limits(mut self, limits: ops::image::ImageLimits) -> Self {
+        self.images = limits;
+        self
+    }
+
+    /// `outcome` with its image, if it is one to attach, brought within the image limits
+    /// (what read_file and a view attach; gg.files.readFile describes and needs no pixels).
+    fn attachable(&self, outcome: ops::read::ReadOutcome) -> ops::read::ReadOutcome {
+        match outcome {
+            ops::read::ReadOutcome::Image(image) => {
+                ops::read::ReadOutcome::Image(image.fit(&self.images))
+            }
+            other => other,
+        }
     }
 
     /// The refusal of a call to `tool`, which this configuration does not offer.
@@ -293,7 +313,13 @@ impl Gg {
             "read_file" => {
                 let args = Args::parse(tool, args, &["path", "offset", "limit"])?;
                 let (target, outcome, options) = self.read(access, &args, ctx)?;
-                Ok(read::render(&target.shown, outcome, &options))
+                let outcome = self.attachable(outcome);
+                Ok(read::render(
+                    &target.shown,
+                    outcome,
+                    &options,
+                    self.code.image_rule,
+                ))
             }
             "write_file" => {
                 let args = Args::parse(tool, args, &["path", "content"])?;

@@ -3,6 +3,8 @@
 //! shown and where to continue. Or an image and the line describing it, or the one line that
 //! describes a binary file.
 
+use crate::ops::image::tokens::{ImageRule, thousands};
+use crate::ops::image::{Change, Fitted};
 use crate::ops::read::{
     Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, Source, TextWindow, Total,
 };
@@ -11,11 +13,16 @@ use crate::surface::{Content, ToolOutput};
 /// The most line numbers the note on invalid UTF-8 lists.
 const LINES_LISTED: usize = 10;
 
-pub(super) fn render(shown: &str, outcome: ReadOutcome, options: &ReadOptions) -> ToolOutput {
+pub(super) fn render(
+    shown: &str,
+    outcome: ReadOutcome,
+    options: &ReadOptions,
+    rule: ImageRule,
+) -> ToolOutput {
     match outcome {
         ReadOutcome::Text(window) => ToolOutput::text(text(&window, options)),
         // offset and limit describe lines of text; a picture is returned whole.
-        ReadOutcome::Image(image) => self::image(shown, image),
+        ReadOutcome::Image(image) => self::image(shown, image, rule),
         ReadOutcome::Binary { size } => ToolOutput::text(binary(shown, size)),
     }
 }
@@ -146,20 +153,52 @@ pub(super) fn image_label(shown: &str, image: &ImageRead) -> String {
     )
 }
 
-pub(super) fn image(shown: &str, image: ImageRead) -> ToolOutput {
+/// The line an attached image travels with: its label, and when the picture sent is not the
+/// file's own bytes, what was sent instead and what it costs (by `rule`):
+/// `Image photo.jpg: JPEG, 4032x3024 pixels, 3480123 bytes; attached downscaled to 1237x928
+/// pixels (JPEG, 201544 bytes), about 1,531 tokens.`
+pub(super) fn attached_line(described: &str, fitted: &Fitted, rule: ImageRule) -> String {
+    let tokens = rule.tokens(fitted.width, fitted.height);
+    let about = format!(
+        "about {} token{}",
+        thousands(tokens),
+        if tokens == 1 { "" } else { "s" }
+    );
+    let (w, h, format, len) = (
+        fitted.width,
+        fitted.height,
+        fitted.format.name(),
+        fitted.data.len(),
+    );
+    match fitted.change {
+        Change::None => format!("{described}."),
+        Change::Downscaled { .. } => format!(
+            "{described}; attached downscaled to {w}x{h} pixels ({format}, {len} bytes), {about}."
+        ),
+        Change::Reencoded => format!(
+            "{described}; attached encoded again as {format} ({len} bytes), as its file is over \
+             the image byte limit, {about}."
+        ),
+    }
+}
+
+pub(super) fn image(shown: &str, image: ImageRead, rule: ImageRule) -> ToolOutput {
     let described = image_label(shown, &image);
     match image.attachment {
-        Attachment::Attached(data) => ToolOutput {
+        Attachment::Attached(fitted) => ToolOutput {
             content: vec![
-                Content::Text(format!("{described}.")),
+                Content::Text(attached_line(&described, &fitted, rule)),
                 Content::Image {
-                    mime: image.format.mime(),
-                    data,
+                    mime: fitted.format.mime(),
+                    data: fitted.data,
                 },
             ],
             is_error: false,
             structured: None,
         },
+        Attachment::Unfit(why) => ToolOutput::text(format!(
+            "{described}; not attached: {why}, so only this description is returned."
+        )),
         Attachment::TooLarge(ceiling) => ToolOutput::text(format!(
             "{described}; not attached: it is over the {} limit for images, so only this \
              description is returned.",

@@ -51,6 +51,8 @@ pub struct Native {
     config: NativeConfig,
     versions: Versions,
     journal: Journal,
+    /// The bounds an attached image is brought within.
+    images: crate::ops::image::ImageLimits,
 }
 
 impl Native {
@@ -61,7 +63,14 @@ impl Native {
             config,
             versions: Versions::default(),
             journal,
+            images: crate::ops::image::ImageLimits::default(),
         }
+    }
+
+    /// The surface bringing attached images within `limits` instead of the defaults.
+    pub fn with_image_limits(mut self, limits: crate::ops::image::ImageLimits) -> Native {
+        self.images = limits;
+        self
     }
 
     fn dispatch(

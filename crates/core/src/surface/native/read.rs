@@ -9,6 +9,8 @@ use serde_json::Value;
 use super::{Native, resolve};
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::ops::image::Change;
+use crate::ops::image::tokens::{ImageRule, thousands};
 use crate::ops::outline;
 use crate::ops::read::{self, Attachment, ReadError, ReadOptions, ReadOutcome, Total};
 use crate::surface::args::Args;
@@ -126,26 +128,51 @@ pub(super) fn read_file(
             Ok(ToolOutput::text(out))
         }
         ReadOutcome::Image(image) => {
+            let image = image.fit(&native.images);
             let dims = image
                 .dimensions
                 .map_or_else(|| "size unknown".to_string(), |(w, h)| format!("{w}x{h}"));
-            let label = format!(
-                "{shown}: {} image, {dims}, {} bytes",
-                image.format.name(),
-                image.size
-            );
+            let (name, size) = (image.format.name(), image.size);
+            let label = format!("{shown}: {name} image, {dims}, {size} bytes");
             Ok(match image.attachment {
-                Attachment::Attached(data) => ToolOutput {
-                    content: vec![
-                        Content::Text(label),
-                        Content::Image {
-                            mime: image.format.mime(),
-                            data,
-                        },
-                    ],
-                    is_error: false,
-                    structured: None,
-                },
+                Attachment::Attached(fitted) => {
+                    let (w, h, sent) = (fitted.width, fitted.height, fitted.data.len());
+                    let tokens = ImageRule::default().tokens(w, h);
+                    let tokens = format!(
+                        "~{} token{}",
+                        thousands(tokens),
+                        if tokens == 1 { "" } else { "s" }
+                    );
+                    let as_format = if fitted.format == image.format {
+                        String::new()
+                    } else {
+                        format!(", as {}", fitted.format.name())
+                    };
+                    let label = match fitted.change {
+                        Change::None => format!("{label}, {tokens}"),
+                        Change::Downscaled { .. } => format!(
+                            "{shown}: {name} image, {dims} → {w}x{h} (downscaled{as_format}), \
+                             {tokens}, {size} → {sent} bytes"
+                        ),
+                        Change::Reencoded => format!(
+                            "{shown}: {name} image, {dims} (encoded again{as_format}: over the \
+                             {}-byte image limit), {tokens}, {size} → {sent} bytes",
+                            native.images.max_bytes
+                        ),
+                    };
+                    ToolOutput {
+                        content: vec![
+                            Content::Text(label),
+                            Content::Image {
+                                mime: fitted.format.mime(),
+                                data: fitted.data,
+                            },
+                        ],
+                        is_error: false,
+                        structured: None,
+                    }
+                }
+                Attachment::Unfit(why) => ToolOutput::text(format!("{label}; not attached: {why}")),
                 Attachment::TooLarge(max) => {
                     ToolOutput::text(format!("{label}; not attached: over the {max}-byte limit"))
                 }

@@ -45,6 +45,8 @@ pub struct Qwen {
     platform: Platform,
     /// The notebooks read in this session, by canonical path.
     reads: Mutex<HashMap<PathBuf, notebook::ReadState>>,
+    /// The bounds an attached image is brought within.
+    images: crate::ops::image::ImageLimits,
 }
 
 impl Qwen {
@@ -70,7 +72,14 @@ impl Qwen {
             fallback,
             platform,
             reads: Mutex::new(HashMap::new()),
+            images: crate::ops::image::ImageLimits::default(),
         }
+    }
+
+    /// The surface bringing attached images within `limits` instead of the defaults.
+    pub fn with_image_limits(mut self, limits: crate::ops::image::ImageLimits) -> Self {
+        self.images = limits;
+        self
     }
 
     /// The ignore files of glob and grep_search.

@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::args::Args;
 use super::{Outcome, Qwen, is_notebook, resolve};
 use crate::access::Access;
-use crate::ops::image::{self, ImageFormat};
+use crate::ops::image::tokens::{ImageRule, thousands};
+use crate::ops::image::{self, Change, Checked, Fitted, ImageFormat};
 use crate::ops::notebook::{self, Notebook};
 use crate::surface::{Content, ToolOutput};
 use crate::text::encoding::{self, Enc};
@@ -126,9 +127,18 @@ pub(super) fn read_file(qwen: &Qwen, access: &Access, args: Value) -> Outcome {
                 return Err(too_large(raw, size_mb, 10));
             }
             let data = read_all()?;
-            // Only a whole image of a format that is checked is attached (see ops::image).
+            // Only a whole image of a format that is checked is attached (see ops::image),
+            // brought within the image limits.
             match image::check(&data) {
-                Some(Ok(checked)) => return Ok(attachment(checked.format.mime(), data)),
+                Some(Ok(checked)) => {
+                    let size = data.len();
+                    return Ok(match image::fit(data, checked, &qwen.images) {
+                        Ok(fitted) => attach_fitted(raw, checked, size, fitted),
+                        Err(why) => {
+                            ToolOutput::text(format!("Image file {raw} is not attached: {why}."))
+                        }
+                    });
+                }
                 Some(Err(damaged)) => {
                     return Ok(ToolOutput::text(format!(
                         "Image file {raw} is not attached: it claims to be {} ({} bytes) but is \
@@ -264,10 +274,41 @@ fn unsupported(modality: &str, name: &str) -> String {
     )
 }
 
-/// A media file as one attachment block.
-fn attachment(mime: &'static str, data: Vec<u8>) -> ToolOutput {
+/// An image as its attachment block: alone when it is the file's own bytes, as Qwen Code
+/// sends it; after a bracketed note saying what was sent when it was scaled down or encoded
+/// again: `[Image downscaled: /w/photo.jpg is 4032x3024 pixels (3480123 bytes); sent at
+/// 1237x928 as JPEG (201544 bytes), about 1,531 tokens.]`.
+fn attach_fitted(raw: &str, checked: Checked, size: usize, fitted: Fitted) -> ToolOutput {
+    let tokens = ImageRule::default().tokens(fitted.width, fitted.height);
+    let about = format!(
+        "about {} token{}",
+        thousands(tokens),
+        if tokens == 1 { "" } else { "s" }
+    );
+    let (w, h, format, len) = (
+        fitted.width,
+        fitted.height,
+        fitted.format.name(),
+        fitted.data.len(),
+    );
+    let (fw, fh) = (checked.width, checked.height);
+    let note = match fitted.change {
+        Change::None => None,
+        Change::Downscaled { .. } => Some(format!(
+            "[Image downscaled: {raw} is {fw}x{fh} pixels ({size} bytes); sent at {w}x{h} as \
+             {format} ({len} bytes), {about}.]"
+        )),
+        Change::Reencoded => Some(format!(
+            "[Image re-encoded: {raw} is {size} bytes, over the image byte limit; sent as \
+             {format} ({len} bytes, {w}x{h} pixels), {about}.]"
+        )),
+    };
+    let image = Content::Image {
+        mime: fitted.format.mime(),
+        data: fitted.data,
+    };
     ToolOutput {
-        content: vec![Content::Image { mime, data }],
+        content: note.map(Content::Text).into_iter().chain([image]).collect(),
         is_error: false,
         structured: None,
     }

@@ -135,6 +135,7 @@ impl<'a> Host<'a> {
             "views.openFile" => {
                 let args = Args::parse(&shown, args, &["path", "offset", "limit"])?;
                 let (target, outcome, options) = gg.read(access, &args, ctx)?;
+                let outcome = gg.attachable(outcome);
                 let opened = Opened {
                     path: target.shown.clone(),
                     options,

@@ -73,23 +73,26 @@ impl Views {
             ReadOutcome::Image(image) => {
                 let label = read::image_label(&path, &image);
                 match image.attachment {
-                    Attachment::Attached(data) => {
-                        let window = match image.dimensions {
-                            Some((w, h)) => format!("{}, {w}x{h}", image.format.name()),
-                            None => image.format.name().to_string(),
-                        };
-                        let id =
-                            self.ledger
-                                .open_image(&path, image.size, image.dimensions, &window);
+                    Attachment::Attached(fitted) => {
+                        // What the view holds is what is sent: the picture as scaled down.
+                        let (w, h) = (fitted.width, fitted.height);
+                        let window = format!("{}, {w}x{h}", fitted.format.name());
+                        let line = read::attached_line(&label, &fitted, self.ledger.rule());
+                        let id = self.ledger.open_image(
+                            &path,
+                            fitted.data.len() as u64,
+                            Some((w, h)),
+                            &window,
+                        );
                         (
                             "image",
                             window,
                             id,
                             vec![
-                                Content::Text(format!("{label}.")),
+                                Content::Text(line),
                                 Content::Image {
-                                    mime: image.format.mime(),
-                                    data,
+                                    mime: fitted.format.mime(),
+                                    data: fitted.data,
                                 },
                             ],
                         )
@@ -102,6 +105,7 @@ impl Views {
                                 attachment: other,
                                 ..image
                             },
+                            self.ledger.rule(),
                         )
                         .text_content();
                         let described = code_words(&described);

@@ -1,5 +1,7 @@
 //! Image recognition by magic number (never by extension), pixel dimensions from the header,
-//! and the structural check an image passes before it is attached to a result.
+//! and the structural check an image passes before it is attached to a result; then
+//! [`downscale`] brings an image over the attachment limits within them, and [`tokens`]
+//! estimates what an image costs a model's window.
 //!
 //! **Only real images are attached.** A model API that validates images can reject a whole turn
 //! over one bad attachment, so bytes that merely start like an image are not sent: [`check`]
@@ -30,6 +32,12 @@
 //! byte, which no real encoder's output comes near.
 
 use std::io::{BufReader, Read, Seek, SeekFrom};
+
+pub mod downscale;
+pub mod tokens;
+
+pub use downscale::{Change, Fitted, ImageLimits, fit};
+pub use tokens::ImageRule;
 
 /// The image formats a read attaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
