@@ -34,6 +34,32 @@ pub(super) struct Change {
     pub hunk_lines: Vec<usize>,
 }
 
+/// The two changes of a file moved (and maybe edited) by a patch: the old path deleted, the
+/// new one written with `bytes`.
+fn push_move(
+    changes: &mut Vec<Change>,
+    (from, before): (Resolved, Before),
+    (to, to_before): (Resolved, Before),
+    bytes: Vec<u8>,
+    hunk_lines: Vec<usize>,
+) {
+    let shown = from.shown.clone();
+    changes.push(Change {
+        target: from,
+        before,
+        after: None,
+        moved_from: None,
+        hunk_lines: Vec::new(),
+    });
+    changes.push(Change {
+        target: to,
+        before: to_before,
+        after: Some(bytes),
+        moved_from: Some(shown),
+        hunk_lines,
+    });
+}
+
 fn is_v4a(text: &str) -> bool {
     text.lines()
         .map(str::trim)
@@ -129,21 +155,13 @@ fn v4a_changes(access: &Access, text: &str) -> Result<Vec<Change>> {
                         let dest = access.resolve(&to)?;
                         let dest_before = current(access, &dest)?;
                         expect_absent(&dest, &dest_before, &format!("{what}, Move to"))?;
-                        let from = target.shown.clone();
-                        changes.push(Change {
-                            target,
-                            before,
-                            after: None,
-                            moved_from: None,
-                            hunk_lines: Vec::new(),
-                        });
-                        changes.push(Change {
-                            target: dest,
-                            before: dest_before,
-                            after: Some(applied.bytes),
-                            moved_from: Some(from),
-                            hunk_lines: lines,
-                        });
+                        push_move(
+                            &mut changes,
+                            (target, before),
+                            (dest, dest_before),
+                            applied.bytes,
+                            lines,
+                        );
                     }
                     None => changes.push(Change {
                         target,
@@ -239,21 +257,13 @@ fn unified_changes(access: &Access, text: &str) -> Result<Vec<Change>> {
                 let dest = access.resolve(n)?;
                 let dest_before = current(access, &dest)?;
                 expect_absent(&dest, &dest_before, &what)?;
-                let from = target.shown.clone();
-                changes.push(Change {
-                    target,
-                    before,
-                    after: None,
-                    moved_from: None,
-                    hunk_lines: Vec::new(),
-                });
-                changes.push(Change {
-                    target: dest,
-                    before: dest_before,
-                    after: Some(applied.bytes),
-                    moved_from: Some(from),
-                    hunk_lines: lines,
-                });
+                push_move(
+                    &mut changes,
+                    (target, before),
+                    (dest, dest_before),
+                    applied.bytes,
+                    lines,
+                );
             }
             _ => changes.push(Change {
                 target,
