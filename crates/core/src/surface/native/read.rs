@@ -54,30 +54,43 @@ pub(super) fn read_file(
         limit: Some(limit.unwrap_or(native.config.line_cap)),
         ..Default::default()
     };
-    let outcome = crate::session::reading(ctx, access, &target, || {
-        read::read(access, &target, &options, ctx).map_err(|e| read_error(e, &shown))
-    })?;
+    // The version must be the one of the lines shown: the content is held before the window
+    // is read, and kept only when the file is still the same one, unchanged (its stamp, the
+    // change time included, which every rename and write moves), after it; else read again.
+    let mut tries = 0;
+    let (outcome, held, raced) = loop {
+        tries += 1;
+        let held = match access.metadata(&target) {
+            Ok(m) if m.is_file && m.len <= VERSIONED_MAX => access.read_all(&target).ok(),
+            _ => None,
+        };
+        let outcome = crate::session::reading(ctx, access, &target, || {
+            read::read(access, &target, &options, ctx).map_err(|e| read_error(e, &shown))
+        })?;
+        let same = held.as_ref().is_none_or(|(_, before)| {
+            access
+                .metadata(&target)
+                .is_ok_and(|after| after.stamp == before.stamp)
+        });
+        if same || tries == 3 {
+            break (outcome, held.filter(|_| same).map(|(b, _)| b), !same);
+        }
+    };
     match outcome {
         ReadOutcome::Text(window) => {
             let meta = access.metadata(&target).ok();
             let size = meta.as_ref().map_or(0, |m| m.len);
-            let version = if size <= VERSIONED_MAX {
-                access.read_all(&target).ok().map(|(bytes, _)| {
-                    // The edit that usually follows a read is checked incrementally against
-                    // this content: parse it now, off the call's thread.
-                    if native.config.syntax_errors != crate::config::native::SyntaxErrors::Off
-                        && crate::ops::syntax_check::language_of(&target.path).is_some()
-                    {
-                        let (path, content) = (target.path.clone(), bytes.clone());
-                        std::thread::spawn(move || {
-                            crate::ops::syntax_check::remember(&path, &content)
-                        });
-                    }
-                    native.version(&bytes)
-                })
-            } else {
-                None
-            };
+            let version = held.map(|bytes| {
+                // The edit that usually follows a read is checked incrementally against this
+                // content: parse it now, off the call's thread.
+                if native.config.syntax_errors != crate::config::native::SyntaxErrors::Off
+                    && crate::ops::syntax_check::language_of(&target.path).is_some()
+                {
+                    let (path, content) = (target.path.clone(), bytes.clone());
+                    std::thread::spawn(move || crate::ops::syntax_check::remember(&path, &content));
+                }
+                native.version(&bytes)
+            });
             let total = match window.total {
                 Total::Exact(n) => n.to_string(),
                 Total::AtLeast(n) => format!("at least {n}"),
@@ -93,10 +106,11 @@ pub(super) fn read_file(
             } else {
                 format!("lines {}-{} of {total}", window.first, window.last)
             };
-            let version = version.map_or_else(
-                || " (over 8 MiB: no version)".to_string(),
-                |v| format!(" {v}"),
-            );
+            let version = match version {
+                Some(v) => format!(" {v}"),
+                None if raced => " (changing while read: no version; read again for one)".into(),
+                None => " (over 8 MiB: no version)".to_string(),
+            };
             out.push_str(&format!("{shown}{version} {range}"));
             if let read::Source::Decoded { format, .. } = &window.source {
                 out.push_str(&format!(
