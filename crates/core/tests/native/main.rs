@@ -17,5 +17,6 @@ mod native_edit;
 mod native_files;
 mod native_patch;
 mod native_read;
+mod native_scenarios;
 mod native_syntax;
 mod native_undo;
