@@ -18,12 +18,8 @@ const EMPTY_FOLDER: &str = ".empty";
 /// Scenarios whose expected outcome patch.rs does not give yet, each with the reason. They are
 /// still run: a known failure that starts passing is reported, so the entry gets removed.
 const KNOWN_FAILURES: &[&str] = &[
-    // The already-exists refusal of an Add File (and of a Move to) tells the caller to "delete
-    // it first in the same patch", but every section is checked against the files on disk, not
-    // against the state the earlier sections leave, so the delete does not free the path; and
-    // the two sections would then be refused as changing the file twice.
-    "022_delete_then_add_the_same_path_replaces_the_file",
-    "023_delete_then_move_onto_the_freed_path",
+    // None now: a delete and an add (or a move onto it) of one path in one patch are refused,
+    // and the refusal says to delete with a patch of its own first (116, 117).
 ];
 
 /// One entry of a tree: a file's bytes, or a folder with nothing in it.

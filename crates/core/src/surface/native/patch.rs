@@ -72,8 +72,9 @@ fn expect_absent(target: &Resolved, before: &Before, what: &str) -> Result<()> {
         return Err(ToolError::new(
             ErrorKind::AlreadyExists,
             format!(
-                "{what}: {} already exists ({} bytes); nothing was written. Update it instead, or \
-                 delete it first in the same patch",
+                "{what}: {} already exists ({} bytes); nothing was written. Update it instead \
+                 (an Update File section), or delete it with a patch of its own first (a patch \
+                 checks every section against the files as they are before it)",
                 target.shown,
                 b.len()
             ),
