@@ -39,6 +39,7 @@ mod picoclaw_support;
 mod portable_paths;
 mod quick_calls;
 // Found by the jail fuzzer (tests/jailfuzz).
+mod racing_deletes;
 mod racing_walk_names;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]

@@ -178,6 +178,66 @@ pub fn remove(place: Place<'_>, recursive: bool) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Removes the folder at `place` and everything in it, except what `spare` names: each entry's
+/// path below the folder is asked before the entry goes, every folder is opened from its
+/// parent's handle, one component at a time, without following a link, and a folder goes
+/// (`rmdir`) only once empty. So an entry moved into the tree while it is being removed is
+/// asked about by the name it has there, and nothing is removed that the question was not
+/// asked of. Returns `None` when the whole tree went, else the first entry spared (its path
+/// below the folder): the removal stops there, the entries removed before it are gone, the
+/// entry and the folders holding it stay.
+pub fn remove_tree_sparing(
+    place: Place<'_>,
+    spare: &dyn Fn(&Path) -> bool,
+) -> io::Result<Option<PathBuf>> {
+    let (parent, name) = parent_and_name(place)?;
+    let dir = open_child_dir(&parent, &name)?;
+    if let Some(kept) = empty_sparing(&dir, Path::new(""), spare)? {
+        return Ok(Some(kept));
+    }
+    parent.remove_dir(&name)?;
+    Ok(None)
+}
+
+/// Opens the folder `name` (one component) of `parent`, a link not followed.
+fn open_child_dir(parent: &Dir, name: &std::ffi::OsStr) -> io::Result<Dir> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(parent, name, flags, Mode::empty())?;
+    Ok(Dir::from_std_file(std::fs::File::from(fd)))
+}
+
+/// Removes everything in `dir` (at `below` under the tree being removed) that `spare` does not
+/// name; the first entry spared, if any (see [`remove_tree_sparing`]).
+fn empty_sparing(
+    dir: &Dir,
+    below: &Path,
+    spare: &dyn Fn(&Path) -> bool,
+) -> io::Result<Option<PathBuf>> {
+    let mut listed = Vec::new();
+    for entry in dir.entries()? {
+        let entry = entry?;
+        listed.push((entry.file_name(), entry.file_type()?.is_dir()));
+    }
+    for (name, is_dir) in listed {
+        let path = below.join(&name);
+        if spare(&path) {
+            return Ok(Some(path));
+        }
+        if is_dir {
+            let sub = open_child_dir(dir, &name)?;
+            if let Some(kept) = empty_sparing(&sub, &path, spare)? {
+                return Ok(Some(kept));
+            }
+            dir.remove_dir(&name)?;
+        } else {
+            // A name is unlinked, whatever it holds now: the name was asked about.
+            dir.remove_file(&name)?;
+        }
+    }
+    Ok(None)
+}
+
 /// Renames `from` to `to` (both beneath roots, or both ambient). With `replace` false an
 /// existing destination fails with `AlreadyExists`, decided atomically by the kernel
 /// (`RENAME_NOREPLACE`). Both parents are opened first and the rename names single entries in

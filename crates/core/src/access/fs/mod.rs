@@ -25,7 +25,8 @@ pub use atomic::{
 pub(crate) use atomic::{begin_call, call_conflicted_cleanly};
 pub(crate) use folders::make_dirs;
 pub use folders::{
-    NAME_MAX, NewFolders, PATH_MAX, check_lengths, create_dir_all, remove, rename, set_mode,
+    NAME_MAX, NewFolders, PATH_MAX, check_lengths, create_dir_all, remove, remove_tree_sparing,
+    rename, set_mode,
 };
 pub(crate) use lock::impatient;
 pub(in crate::access) use meta::check_regular;
