@@ -1720,9 +1720,11 @@ struct Inside {
 
 impl Checker<'_> {
     /// Whether the output leaks: a sentinel, or the version token (a hash of the content, as
-    /// native's read_file, info and changes show it) of sealed content.
-    fn leaks(&self, p: P, out: &ToolOutput) -> Result<(), String> {
+    /// native's read_file, info and changes show it) of sealed content that the call's own
+    /// arguments did not name (a refusal may repeat the `expected_version` it was given).
+    fn leaks(&self, p: P, out: &ToolOutput, args: &Value) -> Result<(), String> {
         let text = output_text(out);
+        let asked = args.to_string();
         let mut forbidden = vec![OUT_DATA, SECRET_DATA, HIDDEN];
         if p != P::Pico {
             forbidden.push(GRANT);
@@ -1736,7 +1738,7 @@ impl Checker<'_> {
             }
         }
         for (token, whose) in &self.fx.sealed_versions {
-            if text.contains(token.as_str()) {
+            if text.contains(token.as_str()) && !asked.contains(token.as_str()) {
                 return Err(format!(
                     "the output shows {token}, the version of {whose} content: …{}…",
                     excerpt(&text, token)
@@ -1745,7 +1747,7 @@ impl Checker<'_> {
         }
         if p != P::Pico {
             for token in &self.fx.grant_versions {
-                if text.contains(token.as_str()) {
+                if text.contains(token.as_str()) && !asked.contains(token.as_str()) {
                     return Err(format!(
                         "the output shows {token}, the version of a granted file's content: …{}…",
                         excerpt(&text, token)
@@ -2115,7 +2117,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                         native_seen = Some((tokens, continuation(&text)));
                     }
                     checker
-                        .leaks(p, &out)
+                        .leaks(p, &out, &args)
                         .and_then(|()| {
                             if p == P::Native && tool == "read_file" && !out.is_error {
                                 whole_read_version(&out.text_content(), &args)
