@@ -876,21 +876,40 @@ impl Racer {
                 )
                 .ok()?;
                 let back = (&mut self.rng as &mut dyn Choices).chance(50);
-                if back {
-                    std::thread::yield_now();
-                    let _ = rustix::fs::renameat_with(
+                // A third of those flip the two for up to a few milliseconds first, as fast as
+                // it goes: a call that checks a folder and then works on it by its name meets
+                // the other one (how a recursive delete once lost a secret).
+                let flip = back && (&mut self.rng as &mut dyn Choices).chance(33);
+                let exchange = || {
+                    rustix::fs::renameat_with(
                         &dir,
                         a.as_str(),
                         &dir,
                         b.as_str(),
                         RenameFlags::EXCHANGE,
-                    );
+                    )
+                };
+                if flip {
+                    let until = Instant::now()
+                        + Duration::from_micros(200 + 50 * self.rng.below(80) as u64);
+                    while Instant::now() < until {
+                        let _ = exchange();
+                        let _ = exchange();
+                    }
+                }
+                if back {
+                    std::thread::yield_now();
+                    let _ = exchange();
                 }
                 Some(format!(
                     "{region_name}: exchange {} <-> {}{}",
                     at(&a),
                     at(&b),
-                    if back { " and back" } else { "" }
+                    match (back, flip) {
+                        (true, true) => " back and forth for a while, and back",
+                        (true, false) => " and back",
+                        _ => "",
+                    }
                 ))
             }
             34..=48 => {
