@@ -322,6 +322,33 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_removed_sparing_keeps_what_is_spared_and_the_folders_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        for rel in ["t/a/b/.env", "t/a/x.txt", "t/c/y.txt", "t/z.txt", "u/w.txt"] {
+            std::fs::create_dir_all(base.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(base.join(rel), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("../u", base.join("t/link")).unwrap();
+        let root = Dir::open_ambient_dir(base, ambient_authority()).unwrap();
+        let spare = |p: &Path| p.file_name().is_some_and(|n| n == ".env");
+        let kept = remove_tree_sparing(Place::Beneath(&root, Path::new("t")), &spare).unwrap();
+        assert_eq!(kept.as_deref(), Some(Path::new("a/b/.env")));
+        assert!(base.join("t/a/b/.env").exists(), "the spared entry stays");
+        assert!(
+            base.join("u/w.txt").exists(),
+            "a link is removed, not followed"
+        );
+        // Nothing spared: the whole tree goes, a link in it as a link.
+        std::fs::remove_file(base.join("t/a/b/.env")).unwrap();
+        std::os::unix::fs::symlink("../u", base.join("t/a/link")).unwrap();
+        let kept = remove_tree_sparing(Place::Beneath(&root, Path::new("t")), &spare).unwrap();
+        assert_eq!(kept, None);
+        assert!(!base.join("t").exists());
+        assert!(base.join("u/w.txt").exists());
+    }
+
+    #[test]
     fn names_over_name_max_and_paths_over_path_max_are_refused() {
         assert!(check_lengths(Path::new(&format!("/tmp/{}", "n".repeat(255)))).is_ok());
         let err = check_lengths(Path::new(&format!("/tmp/{}/x", "n".repeat(256)))).unwrap_err();
