@@ -75,12 +75,14 @@ fn report(total: &Stats, start: Instant) {
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
         "jailfuzz: {} runs, {} calls ({} refused or failed), {} racer operations in {secs:.0} s: \
-         {:.0} calls/s, {:.0} racer operations/s, no finding",
+         {:.0} calls/s, {:.0} racer operations/s, no finding ({} native read_file version \
+         mismatches, an open finding counted apart)",
         total.runs,
         total.calls,
         total.errors,
         total.racer_ops,
         total.calls as f64 / secs,
         total.racer_ops as f64 / secs,
+        total.version_mismatches,
     );
 }
