@@ -40,6 +40,7 @@ mod portable_paths;
 mod quick_calls;
 // Found by the jail fuzzer (tests/jailfuzz).
 mod racing_deletes;
+mod racing_fifos;
 mod racing_walk_names;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]

@@ -289,8 +289,8 @@ pub fn set_mode(place: Place<'_>, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     match place {
         Place::Ambient(p) => std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)),
-        Place::Beneath(dir, rel) => {
-            let file = dir.open(Place::rel(rel))?.into_std();
+        Place::Beneath(_, _) => {
+            let file = super::read::open_by_path(place, super::read::OpenFor::Read)?;
             file.set_permissions(std::fs::Permissions::from_mode(mode))
         }
     }
