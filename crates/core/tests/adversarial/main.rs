@@ -32,6 +32,7 @@ mod coder_support;
 mod concurrent_edits;
 mod follow_the_text;
 mod listed_walk;
+mod missing_then_dotdot;
 mod names_and_paths;
 mod next_steps;
 #[path = "../picoclaw_support/mod.rs"]
