@@ -270,6 +270,12 @@ impl Jail {
                     }
                     return Err(self.climbed(root, rel, shown));
                 }
+                if existing.is_some_and(|first_missing| stack.len() <= first_missing) {
+                    // Climbed back out of the missing part (`nope/../x`): what follows is in a
+                    // folder that exists, so it is resolved again, its links followed, as if
+                    // the detour had not been written.
+                    existing = None;
+                }
                 continue;
             }
             if existing.is_some() {
@@ -504,6 +510,31 @@ mod tests {
             .resolve(Path::new("/etc/passwd"), &root, "/etc/passwd")
             .unwrap_err();
         assert_eq!(err.kind, ErrorKind::OutsideRoot);
+    }
+
+    #[test]
+    fn a_path_climbing_out_of_a_missing_folder_follows_the_links_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join(".env"), "k").unwrap();
+        symlink(".env", root.join("to-secret")).unwrap();
+        symlink("real", root.join("to-real")).unwrap();
+        let j = jail(&[&root]);
+        for (given, rel, exists) in [
+            ("nope/../to-secret", ".env", true),
+            ("nope/deeper/../../to-real/x.txt", "real/x.txt", false),
+            ("real/nope/../../to-secret", ".env", true),
+            // Still inside the missing part: nothing after it exists to be followed.
+            ("nope/a/../b", "nope/b", false),
+        ] {
+            let inside = j.resolve(Path::new(given), &root, given).unwrap();
+            assert_eq!(
+                (inside.rel.as_path(), inside.exists),
+                (Path::new(rel), exists),
+                "{given}"
+            );
+        }
     }
 
     #[test]

@@ -813,6 +813,32 @@ impl Access {
                     ),
                 ));
             }
+            if recursive
+                && let (Some(jail), Some((_, rel))) = (&self.jail, target.inside())
+                && !jail.secret_globs().is_empty()
+            {
+                // The check above saw the tree as it was; whatever is moved into it (or
+                // exchanged for it) meanwhile is asked about again, entry by entry, as it
+                // goes, so a non-accessible file is never removed.
+                let spared =
+                    fs::remove_tree_sparing(place, &|below| jail.is_secret(&rel.join(below)))
+                        .map_err(|e| ToolError::from_io(&e, "remove", &target.shown))?;
+                return match spared {
+                    None => Ok(true),
+                    Some(kept) => Err(ToolError::new(
+                        ErrorKind::NotAccessible,
+                        format!(
+                            "{} came to hold {} while it was being removed (something moved it \
+                             in meanwhile), which matches the non-accessible patterns, so it and \
+                             the folders holding it were kept; the entries removed before it are \
+                             gone. List {} to see what is left, and remove the rest one by one",
+                            target.shown,
+                            rel.join(kept).display(),
+                            target.shown
+                        ),
+                    )),
+                };
+            }
         }
         fs::remove(place, recursive).map_err(|e| ToolError::from_io(&e, "remove", &target.shown))
     }

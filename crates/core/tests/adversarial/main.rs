@@ -32,6 +32,7 @@ mod coder_support;
 mod concurrent_edits;
 mod follow_the_text;
 mod listed_walk;
+mod missing_then_dotdot;
 mod names_and_paths;
 mod next_steps;
 #[path = "../picoclaw_support/mod.rs"]
@@ -39,6 +40,8 @@ mod picoclaw_support;
 mod portable_paths;
 mod quick_calls;
 // Found by the jail fuzzer (tests/jailfuzz).
+mod racing_deletes;
+mod racing_fifos;
 mod racing_walk_names;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]

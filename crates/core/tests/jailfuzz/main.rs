@@ -5,8 +5,9 @@
 //! `FSGATE_JAILFUZZ_SECS` bounds the time (default 20 s), `FSGATE_JAILFUZZ_SEED` fixes the first
 //! seed (default: from the clock; every run's seed is printed with a finding),
 //! `FSGATE_JAILFUZZ_CALLS` the calls per run (default 150), `FSGATE_JAILFUZZ_TRACE` prints every
-//! call's answer. The soak is the same test in a
-//! release build with a long time bound; it prints its totals and rates.
+//! call's answer. `FSGATE_JAILFUZZ_SEED` with `FSGATE_JAILFUZZ_SECS=0` replays that one run
+//! whole, with no time bound (the racer's timing still differs between replays). The soak is
+//! the same test in a release build with a long time bound; it prints its totals and rates.
 
 // The racer and the tree builder use Linux calls (`openat2` with `RESOLVE_BENEATH`, `mknodat`);
 // on other systems the binary is empty (the portable paths are fuzzed on Linux, in the portable
@@ -34,25 +35,30 @@ fn random_calls_under_racing_changes_never_leave_the_roots() {
             .unwrap()
             .as_nanos() as u64
     });
-    let replay = std::env::var("FSGATE_JAILFUZZ_SEED").is_ok();
+    // One seed's run, whole: no deadline cuts its calls short.
+    let replay_one = std::env::var("FSGATE_JAILFUZZ_SEED").is_ok() && secs == 0;
     let start = Instant::now();
     let deadline = start + Duration::from_secs(secs);
     let mut total = Stats::default();
     let mut last_report = start;
     let mut seed = first;
-    eprintln!("jailfuzz: first seed {first}, {secs} s, {calls} calls per run");
+    if replay_one {
+        eprintln!("jailfuzz: the run of seed {first} alone, {calls} calls");
+    } else {
+        eprintln!("jailfuzz: first seed {first}, {secs} s, {calls} calls per run");
+    }
     loop {
         let config = RunConfig {
             seed,
             calls,
-            deadline: Some(deadline),
+            deadline: (!replay_one).then_some(deadline),
             racer: true,
         };
         match model::run(&config, &mut Rng(seed)) {
             Ok(stats) => total.add(stats),
             Err(finding) => panic!("{finding}"),
         }
-        if replay && secs == 0 || Instant::now() >= deadline {
+        if replay_one || Instant::now() >= deadline {
             break;
         }
         seed = Rng(seed).next_u64();

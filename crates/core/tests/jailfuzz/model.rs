@@ -56,8 +56,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fsgate_core::config::coder::CoderConfig;
+use fsgate_core::ops::version;
 use fsgate_core::{
-    Content, GgConfig, Options, PicoclawConfig, QwenConfig, SgptConfig, ToolOutput, Workspace,
+    Content, GgConfig, NativeConfig, Options, PicoclawConfig, QwenConfig, SgptConfig, ToolOutput,
+    Workspace,
 };
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags, ResolveFlags};
 use serde_json::{Value, json};
@@ -135,9 +137,50 @@ pub enum P {
     Qwen,
     Pico,
     Sgpt,
+    Native,
 }
 
-const PROFILES: [P; 5] = [P::Gg, P::Coder, P::Qwen, P::Pico, P::Sgpt];
+const PROFILES: [P; 6] = [P::Gg, P::Coder, P::Qwen, P::Pico, P::Sgpt, P::Native];
+
+/// The tools that only read, by profile: a call of one of them (and a native dry run, and a
+/// native call that failed) may leave no content that was not there before it.
+fn reads_only(p: P, tool: &str, args: &Value) -> bool {
+    match p {
+        P::Gg => matches!(tool, "read_file" | "list_dir" | "tree" | "search"),
+        P::Coder => matches!(
+            tool,
+            "info" | "read-file" | "search" | "list-folder" | "tree"
+        ),
+        P::Qwen => matches!(
+            tool,
+            "list_directory" | "read_file" | "glob" | "grep_search"
+        ),
+        P::Pico => matches!(tool, "read_file" | "list_dir" | "search_files"),
+        P::Sgpt => tool == "read_files",
+        P::Native => {
+            matches!(
+                tool,
+                "read_file" | "search" | "glob" | "tree" | "list_dir" | "info"
+            ) || args.get("dry_run") == Some(&Value::Bool(true))
+        }
+    }
+}
+
+/// The native tools, for the continuation calls (`more: tool {…}`) native answers end with.
+const NATIVE_TOOLS: [&str; 12] = [
+    "read_file",
+    "edit",
+    "apply_patch",
+    "write_file",
+    "search",
+    "glob",
+    "tree",
+    "list_dir",
+    "move",
+    "delete",
+    "undo",
+    "info",
+];
 
 /// Who wrote a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +230,9 @@ pub struct Stats {
     pub errors: u64,
     /// Racer operations that changed the tree.
     pub racer_ops: u64,
+    /// Native read_file answers whose version token was not the version of the lines they
+    /// showed (an open finding in native's read_file, counted rather than failing the run).
+    pub version_mismatches: u64,
 }
 
 impl Stats {
@@ -196,6 +242,7 @@ impl Stats {
         self.calls += other.calls;
         self.errors += other.errors;
         self.racer_ops += other.racer_ops;
+        self.version_mismatches += other.version_mismatches;
     }
 }
 
@@ -315,6 +362,19 @@ struct Fixture {
     /// folder (anything but folders of fsgate's own).
     known: Vec<String>,
     known_grant: Vec<String>,
+    /// The content hashes of every regular file in the root and the granted folder at the last
+    /// check: the racer only renames, exchanges and links, so a call that only reads leaves no
+    /// content outside this set.
+    contents: HashSet<u64>,
+    /// The version tokens (as native shows them) of content no output may show even hashed:
+    /// the secrets', the outside files', and (from a profile other than picoclaw) the granted
+    /// folder's first files'.
+    sealed_versions: Vec<(String, &'static str)>,
+    grant_versions: Vec<String>,
+    /// Version tokens native answers showed in this run, for `expected_version`.
+    versions: Vec<String>,
+    /// The continuation (`more: tool {…}`) of native's last answer.
+    more: Option<(&'static str, Value)>,
 }
 
 fn escape_regex(s: &str) -> String {
@@ -367,6 +427,11 @@ fn open_workspace(p: P, paths: &Paths) -> Workspace {
         P::Sgpt => SgptConfig {
             non_accessible_globs: globs(),
             ..SgptConfig::default()
+        }
+        .into(),
+        P::Native => NativeConfig {
+            non_accessible_globs: globs(),
+            ..NativeConfig::default()
         }
         .into(),
     };
@@ -512,6 +577,36 @@ impl Fixture {
             }
         }
         let (outside, outside_inodes) = snapshot_outside(&paths);
+        let mut sealed_versions: Vec<(String, &'static str)> = secrets
+            .values()
+            .map(|bytes| (version::of(bytes), "a secret's"))
+            .collect();
+        let mut stack = vec![paths.out.clone(), paths.evil.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let m = std::fs::symlink_metadata(&p).unwrap();
+                if m.is_dir() {
+                    stack.push(p);
+                } else if m.is_file() {
+                    let bytes = std::fs::read(&p).unwrap();
+                    sealed_versions.push((version::of(&bytes), "an outside file's"));
+                }
+            }
+        }
+        let mut grant_versions = Vec::new();
+        let mut stack = vec![paths.grant.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let m = std::fs::symlink_metadata(&p).unwrap();
+                if m.is_dir() {
+                    stack.push(p);
+                } else if m.is_file() {
+                    grant_versions.push(version::of(&std::fs::read(&p).unwrap()));
+                }
+            }
+        }
         let workspaces = PROFILES
             .iter()
             .map(|&p| (p, open_workspace(p, &paths)))
@@ -526,6 +621,11 @@ impl Fixture {
             secrets,
             known: Vec::new(),
             known_grant: Vec::new(),
+            contents: HashSet::new(),
+            sealed_versions,
+            grant_versions,
+            versions: Vec::new(),
+            more: None,
         }
     }
 }
@@ -780,21 +880,40 @@ impl Racer {
                 )
                 .ok()?;
                 let back = (&mut self.rng as &mut dyn Choices).chance(50);
-                if back {
-                    std::thread::yield_now();
-                    let _ = rustix::fs::renameat_with(
+                // A third of those flip the two for up to a few milliseconds first, as fast as
+                // it goes: a call that checks a folder and then works on it by its name meets
+                // the other one (how a recursive delete once lost a secret).
+                let flip = back && (&mut self.rng as &mut dyn Choices).chance(33);
+                let exchange = || {
+                    rustix::fs::renameat_with(
                         &dir,
                         a.as_str(),
                         &dir,
                         b.as_str(),
                         RenameFlags::EXCHANGE,
-                    );
+                    )
+                };
+                if flip {
+                    let until = Instant::now()
+                        + Duration::from_micros(200 + 50 * self.rng.below(80) as u64);
+                    while Instant::now() < until {
+                        let _ = exchange();
+                        let _ = exchange();
+                    }
+                }
+                if back {
+                    std::thread::yield_now();
+                    let _ = exchange();
                 }
                 Some(format!(
                     "{region_name}: exchange {} <-> {}{}",
                     at(&a),
                     at(&b),
-                    if back { " and back" } else { "" }
+                    match (back, flip) {
+                        (true, true) => " back and forth for a while, and back",
+                        (true, false) => " and back",
+                        _ => "",
+                    }
                 ))
             }
             34..=48 => {
@@ -959,6 +1078,10 @@ struct Gen<'a> {
     paths: &'a Paths,
     known: &'a [String],
     known_grant: &'a [String],
+    /// Version tokens native showed in this run.
+    versions: &'a [String],
+    /// Version tokens of sealed content (secrets, outside files), to pass as an attack.
+    sealed: &'a [(String, &'static str)],
 }
 
 impl Gen<'_> {
@@ -1054,6 +1177,17 @@ impl Gen<'_> {
             "ZQ", "w1", "w10[0-9]", ".", "DATA", "SECRET", "#B", "ZQ|w11", "o1",
         ]))
         .to_string()
+    }
+
+    /// An `expected_version`: mostly one native showed, sometimes a sealed content's, a
+    /// well-formed stranger, or malformed.
+    fn version(&mut self) -> String {
+        match self.c.below(10) {
+            0..=5 if !self.versions.is_empty() => self.c.pick(self.versions).clone(),
+            6 if !self.sealed.is_empty() => self.c.pick(self.sealed).0.clone(),
+            7 => "v12".into(),
+            _ => "v000000000000".into(),
+        }
     }
 
     fn glob(&mut self) -> String {
@@ -1258,6 +1392,7 @@ fn gen_call(g: &mut Gen<'_>, blocks: &mut Blocks, p: P) -> (&'static str, Value)
                 ("search_files", a)
             }
         },
+        P::Native => native_call(g, blocks),
         P::Sgpt => match g.c.below(3) {
             0 => ("read_files", json!({"paths": [g.path(p), g.path(p)]})),
             1 => {
@@ -1289,6 +1424,219 @@ fn gen_call(g: &mut Gen<'_>, blocks: &mut Blocks, p: P) -> (&'static str, Value)
             ),
         },
     }
+}
+
+/// One random call of the native profile.
+fn native_call(g: &mut Gen<'_>, blocks: &mut Blocks) -> (&'static str, Value) {
+    let p = P::Native;
+    let origin = Origin::Call(p);
+    let words = |g: &mut Gen<'_>| {
+        if g.c.chance(10) {
+            5_000
+        } else {
+            1 + g.c.below(5)
+        }
+    };
+    // A whole-line quote of the files' words, and text to put in its place.
+    let old_text = |g: &mut Gen<'_>| match g.c.below(10) {
+        0 => format!("{}\n{}", word(g.c), word(g.c)),
+        1 => String::new(),
+        _ => word(g.c),
+    };
+    let dry = |g: &mut Gen<'_>, a: &mut Value| {
+        if g.c.chance(25) {
+            a["dry_run"] = json!(true);
+        }
+    };
+    match g.c.below(14) {
+        0 | 1 => {
+            let mut a = json!({"path": g.path(p)});
+            if g.c.chance(30) {
+                a["offset"] = json!(1 + g.c.below(3));
+                a["limit"] = json!(1 + g.c.below(6));
+            }
+            if g.c.chance(10) {
+                a["line_numbers"] = json!(false);
+            }
+            if g.c.chance(10) {
+                a["outline"] = json!(true);
+            }
+            ("read_file", a)
+        }
+        2 | 3 => {
+            let edits: Vec<Value> = (0..1 + g.c.below(3))
+                .map(|_| {
+                    let mut e = json!({"old_text": old_text(g), "new_text": word(g.c)});
+                    if g.c.chance(20) {
+                        e["line_hint"] = json!(1 + g.c.below(8));
+                    }
+                    if g.c.chance(20) {
+                        e["replace_all"] = json!(true);
+                    }
+                    e
+                })
+                .collect();
+            let mut a = json!({"path": g.path(p), "edits": edits});
+            if g.c.chance(30) {
+                a["expected_version"] = json!(g.version());
+            }
+            dry(g, &mut a);
+            ("edit", a)
+        }
+        4 | 5 => {
+            let patch = if g.c.chance(60) {
+                v4a_patch(g, blocks)
+            } else {
+                unified_patch(g, blocks)
+            };
+            let mut a = json!({"patch": patch});
+            dry(g, &mut a);
+            ("apply_patch", a)
+        }
+        6 => {
+            let n = words(g);
+            let mut a = json!({"path": g.path(p), "content": blocks.block(origin, g.c, n)});
+            if g.c.chance(80) {
+                a["mode"] = json!(*g.c.pick(&["create", "overwrite", "append"]));
+            }
+            if g.c.chance(20) {
+                a["expected_version"] = json!(g.version());
+            }
+            ("write_file", a)
+        }
+        7 => {
+            let mut a = json!({"pattern": g.query(), "path": g.folder(p)});
+            if g.c.chance(20) {
+                a["literal"] = json!(true);
+            }
+            if g.c.chance(20) {
+                a["case_insensitive"] = json!(true);
+            }
+            if g.c.chance(20) {
+                a["glob"] = json!([g.glob(), *g.c.pick(&["!**/*.md", "*.txt", "!d0/**"])]);
+            }
+            if g.c.chance(20) {
+                a["context"] = json!(g.c.below(4));
+            }
+            if g.c.chance(30) {
+                a["mode"] = json!(*g.c.pick(&["lines", "files", "count"]));
+            }
+            if g.c.chance(20) {
+                a["limit"] = json!(1 + g.c.below(5));
+            }
+            if g.c.chance(10) {
+                a["cursor"] = json!(format!("c{}", g.c.below(6)));
+            }
+            ("search", a)
+        }
+        8 => {
+            let mut a = json!({"pattern": g.glob(), "path": g.folder(p)});
+            if g.c.chance(20) {
+                a["limit"] = json!(1 + g.c.below(5));
+            }
+            if g.c.chance(10) {
+                a["cursor"] = json!(format!("c{}", g.c.below(6)));
+            }
+            ("glob", a)
+        }
+        9 => {
+            if g.c.chance(50) {
+                (
+                    "tree",
+                    json!({"path": g.folder(p), "depth": 1 + g.c.below(6)}),
+                )
+            } else {
+                ("list_dir", json!({"path": g.folder(p)}))
+            }
+        }
+        10 => (
+            "move",
+            json!({"from": g.path(p), "to": g.path(p), "overwrite": g.c.chance(40)}),
+        ),
+        11 => (
+            "delete",
+            json!({"path": g.path(p), "recursive": g.c.chance(50)}),
+        ),
+        12 => {
+            if g.c.chance(50) {
+                ("undo", json!({}))
+            } else {
+                ("undo", json!({"steps": 1 + g.c.below(3)}))
+            }
+        }
+        _ => ("info", json!({"path": g.path(p)})),
+    }
+}
+
+/// A V4A envelope of one to three sections: updates (a line replaced, sometimes moved),
+/// additions (a new block) and deletions.
+fn v4a_patch(g: &mut Gen<'_>, blocks: &mut Blocks) -> String {
+    let p = P::Native;
+    let mut patch = String::from("*** Begin Patch\n");
+    for _ in 0..1 + g.c.below(3) {
+        match g.c.below(6) {
+            0 | 1 => {
+                let n = 1 + g.c.below(4);
+                let block = blocks.block(Origin::Call(p), g.c, n);
+                let _ = writeln!(patch, "*** Add File: {}", g.path(p));
+                for line in block.lines() {
+                    let _ = writeln!(patch, "+{line}");
+                }
+            }
+            2 => {
+                let _ = writeln!(patch, "*** Delete File: {}", g.path(p));
+            }
+            _ => {
+                let _ = writeln!(patch, "*** Update File: {}", g.path(p));
+                if g.c.chance(25) {
+                    let _ = writeln!(patch, "*** Move to: {}", g.path(p));
+                }
+                patch.push_str("@@\n");
+                if g.c.chance(30) {
+                    let _ = writeln!(patch, " {}", word(g.c));
+                }
+                let _ = writeln!(patch, "-{}\n+{}", word(g.c), word(g.c));
+            }
+        }
+    }
+    patch.push_str("*** End Patch\n");
+    patch
+}
+
+/// A unified diff of one or two files: a line replaced, or a new file of one block.
+fn unified_patch(g: &mut Gen<'_>, blocks: &mut Blocks) -> String {
+    let p = P::Native;
+    let mut diff = String::new();
+    for _ in 0..1 + g.c.below(2) {
+        let path = g.path(p);
+        let (a, b) = if g.c.chance(80) && !path.starts_with('/') {
+            (format!("a/{path}"), format!("b/{path}"))
+        } else {
+            (path.clone(), path)
+        };
+        if g.c.chance(35) {
+            let n = 1 + g.c.below(4);
+            let block = blocks.block(Origin::Call(p), g.c, n);
+            let lines: Vec<&str> = block.lines().collect();
+            let _ = writeln!(
+                diff,
+                "--- /dev/null\n+++ {b}\n@@ -0,0 +1,{} @@",
+                lines.len()
+            );
+            for l in lines {
+                let _ = writeln!(diff, "+{l}");
+            }
+        } else {
+            let at = 2 + g.c.below(4);
+            let _ = writeln!(
+                diff,
+                "--- {a}\n+++ {b}\n@@ -{at} +{at} @@\n-{}\n+{}",
+                word(g.c),
+                word(g.c)
+            );
+        }
+    }
+    diff
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1370,6 +1718,11 @@ fn segments(bytes: &[u8]) -> Result<Vec<u64>, String> {
     }
 }
 
+/// Whether `needle` occurs in `hay`.
+fn memchr_str(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
 fn head(s: &str) -> String {
     s.chars().take(60).collect()
 }
@@ -1378,10 +1731,23 @@ struct Checker<'a> {
     fx: &'a Fixture,
 }
 
+/// What the oracle's walk of the root and the granted folder found.
+struct Inside {
+    /// Paths below the root, and absolute paths in the granted folder (anything but folders of
+    /// fsgate's own).
+    known: Vec<String>,
+    known_grant: Vec<String>,
+    /// The content hashes of every regular file.
+    contents: HashSet<u64>,
+}
+
 impl Checker<'_> {
-    /// Whether the output leaks.
-    fn leaks(&self, p: P, out: &ToolOutput) -> Result<(), String> {
+    /// Whether the output leaks: a sentinel, or the version token (a hash of the content, as
+    /// native's read_file, info and changes show it) of sealed content that the call's own
+    /// arguments did not name (a refusal may repeat the `expected_version` it was given).
+    fn leaks(&self, p: P, out: &ToolOutput, args: &Value) -> Result<(), String> {
         let text = output_text(out);
+        let asked = args.to_string();
         let mut forbidden = vec![OUT_DATA, SECRET_DATA, HIDDEN];
         if p != P::Pico {
             forbidden.push(GRANT);
@@ -1394,7 +1760,38 @@ impl Checker<'_> {
                 ));
             }
         }
+        for (token, whose) in &self.fx.sealed_versions {
+            if text.contains(token.as_str()) && !asked.contains(token.as_str()) {
+                return Err(format!(
+                    "the output shows {token}, the version of {whose} content: …{}…",
+                    excerpt(&text, token)
+                ));
+            }
+        }
+        if p != P::Pico {
+            for token in &self.fx.grant_versions {
+                if text.contains(token.as_str()) && !asked.contains(token.as_str()) {
+                    return Err(format!(
+                        "the output shows {token}, the version of a granted file's content: …{}…",
+                        excerpt(&text, token)
+                    ));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// A call that only reads (or a native dry run, or a native call that failed) left no
+    /// content that was not there before it: the racer makes none.
+    fn nothing_new(&self, now: &HashSet<u64>, named: &[String]) -> Result<(), String> {
+        if now.is_subset(&self.fx.contents) {
+            return Ok(());
+        }
+        Err(format!(
+            "a call that only reads, a dry run or a failed native call left new content in the \
+             tree (a file now holds what no file held before it; the tree now: {})",
+            head_n(&named.join(" "), 300)
+        ))
     }
 
     fn outside(&self) -> Result<(), String> {
@@ -1414,8 +1811,12 @@ impl Checker<'_> {
     }
 
     /// Every regular file of the root and the granted folder; the secrets.
-    fn inside(&self) -> Result<(Vec<String>, Vec<String>), String> {
+    fn inside(&self) -> Result<Inside, String> {
         let mut seen_secrets = HashSet::new();
+        // The secrets seen under a non-accessible name, and where the others were seen.
+        let mut named_secrets = HashSet::new();
+        let mut secret_aliases: Vec<String> = Vec::new();
+        let mut contents = HashSet::new();
         let mut known = (Vec::new(), Vec::new());
         let paths = &self.fx.paths;
         for (region, is_grant) in [(&paths.root, false), (&paths.grant, true)] {
@@ -1458,12 +1859,24 @@ impl Checker<'_> {
                         .open(&p)
                         .and_then(|mut f| f.read_to_end(&mut bytes))
                         .map_err(|e| format!("{}: unreadable to the oracle: {e}", p.display()))?;
+                    contents.insert(fnv(&bytes));
                     if let Some(secret) = self.fx.secrets.get(&key) {
                         if *secret != bytes {
                             return Err(format!("secret {} was changed", p.display()));
                         }
                         seen_secrets.insert(key);
+                        if is_secret_name(&name) {
+                            named_secrets.insert(key);
+                        } else {
+                            secret_aliases.push(Paths::s(&p));
+                        }
                         continue;
+                    }
+                    if memchr_str(&bytes, SECRET_DATA) {
+                        return Err(format!(
+                            "{}: a secret's content was copied into a file of its own",
+                            p.display()
+                        ));
                     }
                     let ids = segments(&bytes).map_err(|why| {
                         format!("{}: not what any write asked for: {why}", p.display())
@@ -1493,8 +1906,22 @@ impl Checker<'_> {
             if !seen_secrets.contains(key) {
                 return Err(format!("a secret file (inode {}) is gone", key.1));
             }
+            // The racer never removes a name matching the non-accessible globs (it renames,
+            // exchanges and stashes other names only), so a secret left only with the innocent
+            // names of the racer's hard links lost its own name to a call.
+            if !named_secrets.contains(key) {
+                return Err(format!(
+                    "a secret file (inode {}) lost its non-accessible name: its content is now \
+                     only under {secret_aliases:?}, where every tool may show it",
+                    key.1
+                ));
+            }
         }
-        Ok(known)
+        Ok(Inside {
+            known: known.0,
+            known_grant: known.1,
+            contents,
+        })
     }
 }
 
@@ -1578,11 +2005,12 @@ pub struct RunConfig {
 /// and checks the oracle after each.
 pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding>> {
     let mut fx = Fixture::build(c);
-    let (known, known_grant) = Checker { fx: &fx }
+    let first = Checker { fx: &fx }
         .inside()
         .unwrap_or_else(|why| panic!("the fixture fails its own oracle: {why}"));
-    fx.known = known;
-    fx.known_grant = known_grant;
+    fx.known = first.known;
+    fx.known_grant = first.known_grant;
+    fx.contents = first.contents;
     let mut stats = Stats {
         runs: 1,
         ..Stats::default()
@@ -1631,25 +2059,49 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
             break;
         }
         let p = *c.pick(&PROFILES);
-        let (tool, args) = {
-            let mut g = Gen {
-                c: &mut *c,
-                paths: &fx.paths,
-                known: &fx.known,
-                known_grant: &fx.known_grant,
-            };
-            gen_call(&mut g, &mut fx.blocks, p)
+        let more = fx.more.take();
+        let (tool, args) = match more {
+            // Native's last answer was cut: sometimes go on where it says.
+            Some(next) if p == P::Native && c.chance(40) => next,
+            _ => {
+                let mut g = Gen {
+                    c: &mut *c,
+                    paths: &fx.paths,
+                    known: &fx.known,
+                    known_grant: &fx.known_grant,
+                    versions: &fx.versions,
+                    sealed: &fx.sealed_versions,
+                };
+                gen_call(&mut g, &mut fx.blocks, p)
+            }
         };
         // qwen edits only what this session has read: read it first (checked as a call too).
+        // Native edits and writes sometimes read first and pass the version read.
         let mut steps = Vec::new();
+        let mut versioned = false;
         if p == P::Qwen && c.chance(80) {
             let path = args.get("file_path").or_else(|| args.get("notebook_path"));
             if let Some(path) = path {
                 steps.push(("read_file", json!({"path": path})));
             }
         }
+        if p == P::Native
+            && matches!(tool, "edit" | "write_file")
+            && c.chance(40)
+            && let Some(path) = args.get("path")
+        {
+            steps.push(("read_file", json!({"path": path})));
+            versioned = true;
+        }
         steps.push((tool, args));
-        for (tool, args) in steps {
+        let mut read_version: Option<String> = None;
+        for (tool, mut args) in steps {
+            if versioned
+                && tool != "read_file"
+                && let Some(v) = read_version.take()
+            {
+                args["expected_version"] = json!(v);
+            }
             let call = format!("{p:?} {tool} {args}");
             let ws = &fx.workspaces.iter().find(|(q, _)| *q == p).unwrap().1;
             *watchdog.current.lock().unwrap() = Some((Instant::now(), call.clone()));
@@ -1659,6 +2111,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
             *watchdog.current.lock().unwrap() = None;
             stats.calls += 1;
             let mut new_known = None;
+            let mut native_seen = None;
             let verdict = match out {
                 Err(panic) => Err(format!(
                     "the call panicked: {}",
@@ -1679,18 +2132,56 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                         );
                     }
                     let checker = Checker { fx: &fx };
-                    checker
-                        .leaks(p, &out)
+                    let only_reads = reads_only(p, tool, &args) || (p == P::Native && out.is_error);
+                    if p == P::Native {
+                        let text = out.text_content();
+                        let tokens = version_tokens(&text);
+                        read_version = tokens.first().cloned();
+                        native_seen = Some((tokens, continuation(&text)));
+                    }
+                    // A whole native read's token is the version of the lines it shows (the
+                    // content is held across the read and kept only while the file is
+                    // unchanged): a mismatch is a finding.
+                    let version_ok = if p == P::Native && tool == "read_file" && !out.is_error {
+                        whole_read_version(&out.text_content(), &args).map_err(|what| {
+                            stats.version_mismatches += 1;
+                            format!(
+                                "native read_file's version is not the one of the lines it \
+                                 shows: {what}"
+                            )
+                        })
+                    } else {
+                        Ok(())
+                    };
+                    version_ok
+                        .and_then(|()| checker.leaks(p, &out, &args))
                         .and_then(|()| checker.outside())
                         .and_then(|()| checker.inside())
-                        .map(|known| {
-                            new_known = Some(known);
+                        .and_then(|inside| {
+                            if only_reads {
+                                checker.nothing_new(&inside.contents, &inside.known)?;
+                            }
+                            new_known = Some(inside);
+                            Ok(())
                         })
                 }
             };
-            if let Some((k, g)) = new_known {
-                fx.known = k;
-                fx.known_grant = g;
+            if let Some(inside) = new_known {
+                fx.known = inside.known;
+                fx.known_grant = inside.known_grant;
+                fx.contents = inside.contents;
+            }
+            if let Some((tokens, more)) = native_seen {
+                for t in tokens {
+                    if !fx.versions.contains(&t) {
+                        fx.versions.push(t);
+                    }
+                }
+                if fx.versions.len() > 32 {
+                    let extra = fx.versions.len() - 32;
+                    fx.versions.drain(..extra);
+                }
+                fx.more = more;
             }
             let racer_recent: Vec<String> = racer_log.drain(..).collect();
             drop(racer_log);
@@ -1725,6 +2216,86 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
     writable(&fx.paths.base);
     drop(fx);
     result.map(|()| stats)
+}
+
+/// The version tokens in `text` (`v` and 12 hex digits, a word of its own), in order.
+fn version_tokens(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'v'
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+            && bytes.len() >= i + 13
+            && bytes.get(i + 13).is_none_or(|b| !b.is_ascii_alphanumeric())
+            && version::is_token(&text[i..i + 13])
+        {
+            out.push(text[i..i + 13].to_string());
+        }
+    }
+    out
+}
+
+/// The continuation a cut native answer ends with: `more: tool {…}`.
+fn continuation(text: &str) -> Option<(&'static str, Value)> {
+    let line = text.lines().find_map(|l| l.strip_prefix("more: "))?;
+    let (tool, args) = line.split_once(' ')?;
+    let tool = NATIVE_TOOLS.iter().find(|t| **t == tool)?;
+    Some((tool, serde_json::from_str(args).ok()?))
+}
+
+/// Native's read_file of a whole file (no window asked for, nothing cut) shows a version token
+/// beside the lines: it must be the version of the lines it shows, since an edit passing it
+/// back is applied to the content it names. A file exchanged between native's read of the lines
+/// and its second read for the version pairs one content's lines with another's token: an open
+/// finding in native's read_file (not a breach of the jail), so [`run`] counts it in
+/// [`Stats::version_mismatches`] and tells the first, rather than failing the run.
+fn whole_read_version(text: &str, args: &Value) -> Result<(), String> {
+    if args.get("offset").is_some()
+        || args.get("limit").is_some()
+        || args.get("line_numbers").is_some()
+        || args.get("outline").is_some()
+    {
+        return Ok(());
+    }
+    let mut lines = text.split_inclusive('\n');
+    let Some(header) = lines.next() else {
+        return Ok(());
+    };
+    // `{shown} v… lines 1-N of N`, nothing else on the line (no decoding note).
+    let words: Vec<&str> = header.trim_end().rsplitn(6, ' ').collect();
+    let [of_n, of, range, lines_word, token, _shown] = words[..] else {
+        return Ok(());
+    };
+    if lines_word != "lines" || of != "of" || !version::is_token(token) {
+        return Ok(());
+    }
+    let Some((first, last)) = range.split_once('-') else {
+        return Ok(());
+    };
+    if first != "1" || last != of_n {
+        return Ok(());
+    }
+    let mut shown = String::new();
+    for line in lines {
+        if line.starts_with("more: ") {
+            return Ok(());
+        }
+        let Some((_, rest)) = line.split_once('\t') else {
+            return Ok(());
+        };
+        shown.push_str(rest);
+    }
+    // The answer ends every line with a newline; the file's last may have had none.
+    let without = shown.strip_suffix('\n').unwrap_or(&shown);
+    if version::of(shown.as_bytes()) == token || version::of(without.as_bytes()) == token {
+        return Ok(());
+    }
+    Err(format!(
+        "native read_file showed {token} beside lines whose version is {} ({} bytes shown): the \
+         token names other content than the answer shows",
+        version::of(shown.as_bytes()),
+        shown.len()
+    ))
 }
 
 fn head_n(s: &str, n: usize) -> String {

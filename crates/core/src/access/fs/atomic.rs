@@ -40,17 +40,7 @@ pub fn append(place: Place<'_>, bytes: &[u8]) -> io::Result<u64> {
         }
         Err(e) => return Err(e),
     }
-    let mut file = match place {
-        Place::Ambient(p) => std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(p)?,
-        Place::Beneath(dir, rel) => {
-            let mut options = OpenOptions::new();
-            options.append(true).create(true);
-            dir.open_with(Place::rel(rel), &options)?.into_std()
-        }
-    };
+    let mut file = super::read::open_by_path(place, super::read::OpenFor::Append)?;
     let meta = Meta::from(file.metadata()?);
     check_regular(&meta)?;
     file.write_all(bytes)?;

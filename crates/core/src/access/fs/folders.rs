@@ -213,6 +213,66 @@ pub fn remove(place: Place<'_>, recursive: bool) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Removes the folder at `place` and everything in it, except what `spare` names: each entry's
+/// path below the folder is asked before the entry goes, every folder is opened from its
+/// parent's handle, one component at a time, without following a link, and a folder goes
+/// (`rmdir`) only once empty. So an entry moved into the tree while it is being removed is
+/// asked about by the name it has there, and nothing is removed that the question was not
+/// asked of. Returns `None` when the whole tree went, else the first entry spared (its path
+/// below the folder): the removal stops there, the entries removed before it are gone, the
+/// entry and the folders holding it stay.
+pub fn remove_tree_sparing(
+    place: Place<'_>,
+    spare: &dyn Fn(&Path) -> bool,
+) -> io::Result<Option<PathBuf>> {
+    let (parent, name) = parent_and_name(place)?;
+    let dir = open_child_dir(&parent, &name)?;
+    if let Some(kept) = empty_sparing(&dir, Path::new(""), spare)? {
+        return Ok(Some(kept));
+    }
+    parent.remove_dir(&name)?;
+    Ok(None)
+}
+
+/// Opens the folder `name` (one component) of `parent`, a link not followed.
+fn open_child_dir(parent: &Dir, name: &std::ffi::OsStr) -> io::Result<Dir> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(parent, name, flags, Mode::empty())?;
+    Ok(Dir::from_std_file(std::fs::File::from(fd)))
+}
+
+/// Removes everything in `dir` (at `below` under the tree being removed) that `spare` does not
+/// name; the first entry spared, if any (see [`remove_tree_sparing`]).
+fn empty_sparing(
+    dir: &Dir,
+    below: &Path,
+    spare: &dyn Fn(&Path) -> bool,
+) -> io::Result<Option<PathBuf>> {
+    let mut listed = Vec::new();
+    for entry in dir.entries()? {
+        let entry = entry?;
+        listed.push((entry.file_name(), entry.file_type()?.is_dir()));
+    }
+    for (name, is_dir) in listed {
+        let path = below.join(&name);
+        if spare(&path) {
+            return Ok(Some(path));
+        }
+        if is_dir {
+            let sub = open_child_dir(dir, &name)?;
+            if let Some(kept) = empty_sparing(&sub, &path, spare)? {
+                return Ok(Some(kept));
+            }
+            dir.remove_dir(&name)?;
+        } else {
+            // A name is unlinked, whatever it holds now: the name was asked about.
+            dir.remove_file(&name)?;
+        }
+    }
+    Ok(None)
+}
+
 /// Renames `from` to `to` (both beneath roots, or both ambient). With `replace` false an
 /// existing destination fails with `AlreadyExists`, decided atomically by the kernel
 /// (`RENAME_NOREPLACE`). Both parents are opened first and the rename names single entries in
@@ -264,8 +324,8 @@ pub fn set_mode(place: Place<'_>, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     match place {
         Place::Ambient(p) => std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)),
-        Place::Beneath(dir, rel) => {
-            let file = dir.open(Place::rel(rel))?.into_std();
+        Place::Beneath(_, _) => {
+            let file = super::read::open_by_path(place, super::read::OpenFor::Read)?;
             file.set_permissions(std::fs::Permissions::from_mode(mode))
         }
     }
@@ -294,6 +354,33 @@ mod tests {
         std::fs::write(dir.path().join("file"), "x").unwrap();
         let err = make_dirs(None, &dir.path().join("file/z")).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotADirectory);
+    }
+
+    #[test]
+    fn a_tree_removed_sparing_keeps_what_is_spared_and_the_folders_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        for rel in ["t/a/b/.env", "t/a/x.txt", "t/c/y.txt", "t/z.txt", "u/w.txt"] {
+            std::fs::create_dir_all(base.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(base.join(rel), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("../u", base.join("t/link")).unwrap();
+        let root = Dir::open_ambient_dir(base, ambient_authority()).unwrap();
+        let spare = |p: &Path| p.file_name().is_some_and(|n| n == ".env");
+        let kept = remove_tree_sparing(Place::Beneath(&root, Path::new("t")), &spare).unwrap();
+        assert_eq!(kept.as_deref(), Some(Path::new("a/b/.env")));
+        assert!(base.join("t/a/b/.env").exists(), "the spared entry stays");
+        assert!(
+            base.join("u/w.txt").exists(),
+            "a link is removed, not followed"
+        );
+        // Nothing spared: the whole tree goes, a link in it as a link.
+        std::fs::remove_file(base.join("t/a/b/.env")).unwrap();
+        std::os::unix::fs::symlink("../u", base.join("t/a/link")).unwrap();
+        let kept = remove_tree_sparing(Place::Beneath(&root, Path::new("t")), &spare).unwrap();
+        assert_eq!(kept, None);
+        assert!(!base.join("t").exists());
+        assert!(base.join("u/w.txt").exists());
     }
 
     #[test]

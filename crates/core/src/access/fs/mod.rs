@@ -25,8 +25,8 @@ pub use atomic::{
 pub(crate) use atomic::{begin_call, call_conflicted_cleanly};
 pub(crate) use folders::make_dirs;
 pub use folders::{
-    NAME_MAX, NewFolders, PATH_MAX, check_lengths, create_dir_all, read_link, remove, rename,
-    set_mode, set_modified, symlink,
+    NAME_MAX, NewFolders, PATH_MAX, check_lengths, create_dir_all, read_link, remove,
+    remove_tree_sparing, rename, set_mode, set_modified, symlink,
 };
 pub(crate) use lock::impatient;
 pub(in crate::access) use meta::check_regular;

@@ -14,13 +14,54 @@ use super::meta::{DirEntry, EntryKind, Meta, check_regular, metadata};
 /// devices fail with `InvalidInput` before they are opened, so a read never blocks on them.
 pub fn open_regular(place: Place<'_>) -> io::Result<(File, Meta)> {
     check_regular(&metadata(place)?)?;
-    let file = match place {
-        Place::Ambient(p) => File::open(p)?,
-        Place::Beneath(dir, rel) => dir.open(Place::rel(rel))?.into_std(),
-    };
+    let file = open_by_path(place, OpenFor::Read)?;
     let meta = Meta::from(file.metadata()?);
     check_regular(&meta)?;
     Ok((file, meta))
+}
+
+/// What [`open_by_path`] opens a file for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::access) enum OpenFor {
+    /// Reading.
+    Read,
+    /// Appending, the file created when missing.
+    Append,
+}
+
+/// Opens what is at `place` for `what`, adding `O_NONBLOCK | O_NOCTTY`: a file looked at before
+/// the open can be exchanged for a FIFO, a socket or a device by the time it is opened, and a
+/// FIFO nobody has open at the other end would hold a blocking open for ever. So the open
+/// returns at once, and the check of the open file that follows refuses what is not a regular
+/// file (a FIFO opened for writing with no reader fails the open itself, `ENXIO`, told as that
+/// check tells it). The flag changes nothing for a regular file.
+pub(in crate::access) fn open_by_path(place: Place<'_>, what: OpenFor) -> io::Result<File> {
+    let flags = (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32;
+    let append = what == OpenFor::Append;
+    let opened = match place {
+        Place::Ambient(p) => {
+            let mut options = std::fs::OpenOptions::new();
+            std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, flags);
+            options.read(!append).append(append).create(append).open(p)
+        }
+        Place::Beneath(dir, rel) => {
+            let mut options = cap_std::fs::OpenOptions::new();
+            cap_std::fs::OpenOptionsExt::custom_flags(&mut options, flags);
+            options.read(!append).append(append).create(append);
+            dir.open_with(Place::rel(rel), &options)
+                .map(cap_std::fs::File::into_std)
+        }
+    };
+    opened.map_err(|e| {
+        if rustix::io::Errno::from_io_error(&e) == Some(rustix::io::Errno::NXIO) {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file (a FIFO, socket or device)",
+            )
+        } else {
+            e
+        }
+    })
 }
 
 /// Reads the whole regular file at `place` into memory.
@@ -93,11 +134,12 @@ pub(in crate::access) fn open_dir(place: Place<'_>) -> io::Result<Dir> {
     }
 }
 
-/// Opens a file found by a walk for reading, without the checks of [`open_regular`] (the walk
-/// already knows it is a regular file).
+/// Opens a file found by a walk for reading, without the look before the open of
+/// [`open_regular`] (the walk listed it as a regular file); what was put at its name since is
+/// refused by the check of the open file.
 pub fn open_walked(place: Place<'_>) -> io::Result<File> {
-    match place {
-        Place::Ambient(p) => File::open(p),
-        Place::Beneath(dir, rel) => Ok(dir.open(Place::rel(rel))?.into_std()),
-    }
+    let file = open_by_path(place, OpenFor::Read)?;
+    // Listed as a regular file; something else may have been put at its name since.
+    check_regular(&Meta::from(file.metadata()?))?;
+    Ok(file)
 }
