@@ -21,24 +21,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use rustix::fs::{CWD, FileType, Mode, RenameFlags, mknodat, renameat_with};
+use rustix::fs::{CWD, RenameFlags, renameat_with};
 use serde_json::{Value, json};
 
-use crate::support::{Fx, P, s};
+use crate::support::{Fx, P, s, sh};
 
 /// Calls `tool` with `args` on `p`'s workspace again and again for `secs` while a thread
 /// exchanges `a.txt` with a FIFO; every call must return within 5 s.
 fn never_blocks(p: P, tool: &'static str, args: impl Fn(&Fx) -> Value, secs: u64) {
     let fx = Fx::with(p, |base| {
         std::fs::write(base.join("root/a.txt"), "one\ntwo\n").unwrap();
-        mknodat(
-            CWD,
-            base.join("root/p.fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
+        sh("mkfifo", &[&s(&base.join("root/p.fifo"))]);
     });
     let args = args(&fx);
     let (a, fifo) = (fx.root.join("a.txt"), fx.root.join("p.fifo"));
