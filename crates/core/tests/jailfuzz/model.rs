@@ -201,6 +201,9 @@ pub struct Finding {
     pub call: String,
     /// The calls and racer operations before it, oldest first.
     pub log: Vec<String>,
+    /// The root and the granted folder as the oracle found them after the call (the racer
+    /// held): every entry with its kind, inode, link count and link target.
+    pub tree: String,
 }
 
 impl std::fmt::Display for Finding {
@@ -211,6 +214,8 @@ impl std::fmt::Display for Finding {
         for line in &self.log {
             writeln!(f, "  {line}")?;
         }
+        writeln!(f, "the tree after it:")?;
+        f.write_str(&self.tree)?;
         write!(
             f,
             "replay: FSGATE_JAILFUZZ_SEED={} cargo test -p fsgate-core --test jailfuzz -- --nocapture",
@@ -2193,6 +2198,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                     what,
                     call,
                     log: recent,
+                    tree: listing(&fx.paths),
                 }));
                 break;
             }
@@ -2296,6 +2302,56 @@ fn whole_read_version(text: &str, args: &Value) -> Result<(), String> {
         version::of(shown.as_bytes()),
         shown.len()
     ))
+}
+
+/// Every entry of the root and the granted folder (not inside fsgate's own folders): its path,
+/// kind, inode and link count, and a link's target; at most 400 lines.
+fn listing(paths: &Paths) -> String {
+    let mut lines = Vec::new();
+    for region in [&paths.root, &paths.grant] {
+        let mut stack = vec![region.clone()];
+        while let Some(d) = stack.pop() {
+            let Ok(list) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in list.flatten() {
+                let p = e.path();
+                let Ok(m) = std::fs::symlink_metadata(&p) else {
+                    continue;
+                };
+                let name = e.file_name().to_string_lossy().into_owned();
+                let shown = p
+                    .strip_prefix(&paths.base)
+                    .unwrap_or(&p)
+                    .display()
+                    .to_string();
+                let kind = if m.file_type().is_symlink() {
+                    let to = std::fs::read_link(&p).unwrap_or_default();
+                    format!("link -> {}", to.display())
+                } else if m.is_dir() {
+                    if name != ".fsgate" && name != ".picoclaw" {
+                        stack.push(p.clone());
+                    }
+                    "dir".to_string()
+                } else if m.is_file() {
+                    format!("file {} bytes", m.len())
+                } else {
+                    "special".to_string()
+                };
+                lines.push(format!(
+                    "  {shown}: {kind} (inode {}, {} links, mode {:o})",
+                    m.ino(),
+                    m.nlink(),
+                    m.mode() & 0o7777
+                ));
+            }
+        }
+    }
+    lines.sort();
+    lines.truncate(400);
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
 }
 
 fn head_n(s: &str, n: usize) -> String {
