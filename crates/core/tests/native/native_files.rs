@@ -144,3 +144,13 @@ fn tree_list_move_delete_and_info_speak_briefly() {
     assert!(info.starts_with("lib/b.rs: file, 10 bytes"), "{info}");
     assert!(info.contains("1 lines, UTF-8, v"), "{info}");
 }
+
+#[test]
+fn native_move_of_a_folder_holding_a_secret_is_refused() {
+    let nx = Nx::with(|c| c.non_accessible_globs = vec!["**/secrets/**".into()]);
+    nx.write("secrets/a.txt", "TOKEN\n");
+    let err = nx.err("move", json!({"from": "secrets", "to": "public"}));
+    assert!(err.starts_with("not-accessible:"), "{err}");
+    assert!(!err.contains("TOKEN"), "{err}");
+    assert!(nx.exists("secrets/a.txt") && !nx.exists("public"));
+}

@@ -226,6 +226,21 @@ pub(super) fn move_path(
         .symlink_metadata(from)
         .map_err(|e| ToolError::from_io(&e, "move", &from.shown))?;
     check_not_read_only(access, from, "move")?;
+    // A folder holding a non-accessible entry is not moved: under another name its files could
+    // leave the non-accessible patterns (as delete refuses such a tree).
+    if meta.is_dir
+        && let Some(secret) = access.find_secret(from)?
+    {
+        return Err(ToolError::new(
+            ErrorKind::NotAccessible,
+            format!(
+                "{} holds {}, which matches the non-accessible patterns, so the folder is not \
+                 moved (nothing was changed); move the other entries one by one",
+                from.shown,
+                secret.display()
+            ),
+        ));
+    }
     if from.path == to.path {
         return Err(ToolError::invalid(format!(
             "from and to both name {}; nothing was moved",
