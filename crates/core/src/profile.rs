@@ -366,7 +366,7 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                 })?;
                 // A multi-file change a crash interrupted is rolled back before anything else.
                 let mut warnings = warnings;
-                warnings.extend(crate::ops::txn::recover(
+                warnings.extend(crate::access::txn::recover(
                     config.journal_dir.as_deref(),
                     &access,
                 ));

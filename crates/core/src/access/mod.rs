@@ -22,6 +22,7 @@ pub mod pending;
 mod permission;
 pub mod platform;
 pub mod secrets;
+pub mod txn;
 pub mod walk;
 pub mod walkdir;
 

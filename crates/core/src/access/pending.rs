@@ -51,7 +51,7 @@ struct Journal {
 
 /// The state folder: the first usable of the places [`state_dirs`] gives, created owner-only
 /// and owned by this user. (Multi-file changes keep their rollback journals in its `txn`
-/// folder, `ops::txn`.)
+/// folder, `access::txn`.)
 pub(crate) fn state_dir() -> Option<&'static Path> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| state_dirs().into_iter().find(|dir| usable(dir)))

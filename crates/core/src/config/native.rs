@@ -12,7 +12,7 @@
 //! max_steps = 200                # mutations the session can undo
 //! max_bytes = 67108864           # bytes of earlier content kept for undo
 //! journal_dir = "/abs/folder"    # rollback journals of multi-file changes (default: the
-//!                                # user's state folder, see ops::txn)
+//!                                # user's state folder, see access::txn)
 //! ```
 //!
 //! Validation collects every problem before refusing.
@@ -65,7 +65,7 @@ pub struct NativeConfig {
     /// Bytes of earlier content the undo journal keeps. By default 64 MiB.
     pub undo_bytes: u64,
     /// Where multi-file changes write their rollback journal. By default the user's state
-    /// folder (see `ops::txn::journal_dir`).
+    /// folder (see `access::txn::journal_dir`).
     pub journal_dir: Option<std::path::PathBuf>,
 }
 

@@ -17,7 +17,6 @@ pub mod shell;
 pub mod syntax;
 pub mod syntax_check;
 pub mod tree;
-pub mod txn;
 pub mod undo;
 pub mod update;
 pub mod version;

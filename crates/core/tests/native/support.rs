@@ -80,7 +80,7 @@ impl Nx {
 }
 
 /// The rollback journals of this test process live in a folder of its own (see
-/// `ops::txn`), not in the user's state folder.
+/// `access::txn`), not in the user's state folder.
 pub fn state_dir() -> &'static Path {
     static DIR: std::sync::OnceLock<TempDir> = std::sync::OnceLock::new();
     DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()

@@ -5,10 +5,11 @@
 use super::Native;
 use super::patch::Change;
 use super::write::{Before, current, replace};
+use crate::access::txn;
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::undo::{self, Left, Prior, Record, Step};
-use crate::ops::{txn, version};
+use crate::ops::version;
 use crate::surface::CallContext;
 
 /// A file written: its new version, and a note when undo cannot restore what it held.
