@@ -29,9 +29,12 @@
 //!   correction, and a caller accepts a correction only when it found one place.
 //! - [`find_lines`] looks for a run of whole lines, starting at a line boundary at or after a
 //!   given line (unified and V4A hunks, which quote lines and are applied in order), at the
-//!   first two levels. Under [`Level::LineEndings`] a line's ending is ignored altogether: `\n`,
-//!   `\r\n` and the missing ending of a file's last line are all the same. [`closest_lines`]
-//!   names the region most like a run of lines that was not found, for the error message.
+//!   first two levels ([`Cascade::Strict`]); [`find_lines_in`] with [`Cascade::Full`] goes on
+//!   through every level (native's patches), and [`reindent_lines`] re-indents a hunk's added
+//!   lines found at [`Level::Indentation`]. Under the line levels a line's ending is ignored
+//!   altogether: `\n`, `\r\n` and the missing ending of a file's last line are all the same.
+//!   [`closest_lines`] names the region most like a run of lines that was not found, for the
+//!   error message.
 //!
 //! Arguments are literal text: nothing here unescapes `\n` or `\"` in either string.
 
@@ -542,8 +545,60 @@ pub struct LinesFound {
     pub starts: Vec<usize>,
 }
 
-/// The line levels, in the order they are tried.
-const LINE_LEVELS: [Level; 2] = [Level::Exact, Level::LineEndings];
+/// How far a search of whole lines goes down the levels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cascade {
+    /// The first two levels: exact bytes, then line endings ignored (what the profiles whose
+    /// specifications promise nothing looser use).
+    #[default]
+    Strict,
+    /// Every level, in order: exact, line endings, trailing whitespace, indentation (the
+    /// caller re-indents added lines with [`reindent_lines`]), punctuation.
+    Full,
+}
+
+impl Cascade {
+    /// The levels this cascade tries, in order.
+    pub fn levels(self) -> &'static [Level] {
+        match self {
+            Cascade::Strict => &[Level::Exact, Level::LineEndings],
+            Cascade::Full => &[
+                Level::Exact,
+                Level::LineEndings,
+                Level::TrailingWhitespace,
+                Level::Indentation,
+                Level::Punctuation,
+            ],
+        }
+    }
+}
+
+/// Whether each of `lines` equals the quoted line at its place in `needle` at `level`.
+pub fn lines_equal(level: Level, lines: &[&[u8]], needle: &[&[u8]]) -> bool {
+    lines.len() == needle.len()
+        && lines
+            .iter()
+            .zip(needle)
+            .all(|(line, quoted)| same_line(level, line, quoted))
+}
+
+/// `new`, lines of a hunk's new side (without endings) written for a quote whose lines were
+/// `quoted`, re-indented to `region`, the lines of `file` the quote matched at
+/// [`Level::Indentation`]: as [`find_corrected`] re-indents a replacement.
+pub fn reindent_lines(
+    new: &[&[u8]],
+    quoted: &[&[u8]],
+    region: &[&[u8]],
+    file: &[&[u8]],
+) -> Result<Vec<Vec<u8>>, Unmappable> {
+    let text: Vec<String> = new
+        .iter()
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .collect();
+    let quoted: Vec<&[u8]> = quoted.iter().map(|q| lines::strip_ending(q)).collect();
+    let out = reindent(&text.join("\n"), &quoted, region, file)?;
+    Ok(out.split('\n').map(|l| l.as_bytes().to_vec()).collect())
+}
 
 /// Finds `needle`, a run of whole lines each with its ending (as a file holds them; only the
 /// last may lack one), as consecutive lines of `lines` (from [`split_lines`]) whose first line
@@ -551,6 +606,16 @@ const LINE_LEVELS: [Level; 2] = [Level::Exact, Level::LineEndings];
 /// and every occurrence at that level is reported, so the caller can refuse ambiguity. `None`
 /// when no level finds it, or when `needle` is empty.
 pub fn find_lines(lines: &[&[u8]], needle: &[&[u8]], from: usize) -> Option<LinesFound> {
+    find_lines_in(lines, needle, from, Cascade::Strict)
+}
+
+/// [`find_lines`] through the levels of `cascade`.
+pub fn find_lines_in(
+    lines: &[&[u8]],
+    needle: &[&[u8]],
+    from: usize,
+    cascade: Cascade,
+) -> Option<LinesFound> {
     if needle.is_empty() || needle.len() > lines.len() {
         return None;
     }
@@ -558,14 +623,9 @@ pub fn find_lines(lines: &[&[u8]], needle: &[&[u8]], from: usize) -> Option<Line
     if from > last_start {
         return None;
     }
-    for level in LINE_LEVELS {
+    for &level in cascade.levels() {
         let starts: Vec<usize> = (from..=last_start)
-            .filter(|&start| {
-                needle
-                    .iter()
-                    .zip(&lines[start..])
-                    .all(|(quoted, line)| same_line(level, line, quoted))
-            })
+            .filter(|&start| lines_equal(level, &lines[start..start + needle.len()], needle))
             .collect();
         if !starts.is_empty() {
             return Some(LinesFound { level, starts });

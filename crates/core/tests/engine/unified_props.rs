@@ -7,6 +7,7 @@
 
 use fsgate_core::ErrorKind;
 use fsgate_core::ops::patch::unified;
+use fsgate_core::text::matcher::{Cascade, Level};
 use proptest::prelude::*;
 use similar::TextDiff;
 
@@ -262,4 +263,18 @@ proptest! {
             let _ = unified::apply(file.as_bytes(), &parsed);
         }
     }
+}
+
+#[test]
+fn the_full_cascade_reindents_a_unified_hunk_and_keeps_crlf() {
+    let parsed = unified::parse("@@ -1,2 +1,3 @@\n if a:\n-  b()\n+  c()\n+  d()\n").unwrap();
+    let file = b"x\r\n    if a:\r\n        b()\r\n";
+    assert!(unified::apply(file, &parsed).is_err());
+    let applied = unified::apply_in(file, &parsed, Cascade::Full).unwrap();
+    assert_eq!(
+        applied.bytes,
+        b"x\r\n    if a:\r\n        c()\r\n        d()\r\n"
+    );
+    assert_eq!(applied.placements[0].level, Level::Indentation);
+    assert_eq!(applied.placements[0].line, 2);
 }

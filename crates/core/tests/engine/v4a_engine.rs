@@ -5,6 +5,7 @@
 
 use fsgate_core::ErrorKind;
 use fsgate_core::ops::patch::v4a::{self, LineKind, MatchLevel, Section};
+use fsgate_core::text::matcher::Cascade;
 use proptest::prelude::*;
 
 #[test]
@@ -212,4 +213,35 @@ proptest! {
     fn parse_never_panics(text in "(\\*\\*\\* [A-Za-z ]{0,12}:? ?[a-z]{0,3}|@@[ a-z]{0,4}|[ +-][a-z]{0,3}|)(\n(\\*\\*\\* [A-Za-z ]{0,12}:? ?[a-z]{0,3}|@@[ a-z]{0,4}|[ +-][a-z]{0,3}|)){0,12}") {
         let _ = v4a::parse(&text);
     }
+}
+
+#[test]
+fn the_full_cascade_places_what_the_strict_one_refuses_and_reports_each_level() {
+    let parsed = v4a::parse(
+        "@@\n if a:\n-    b()\n+    c()\n@@\n-say \"hi\"\n+say \"bye\"\n*** End of File\n",
+    )
+    .unwrap();
+    let Section::Update { hunks, .. } = &parsed.sections[0] else {
+        panic!()
+    };
+    let file = "def f():\n\tif a:\n\t\tb()\nsay “hi”\n".as_bytes();
+    // The profiles whose contracts promise only trailing whitespace keep refusing.
+    assert_eq!(
+        v4a::apply(file, hunks).unwrap_err().kind,
+        ErrorKind::NoMatch
+    );
+    let applied = v4a::apply_in(file, hunks, Cascade::Full).unwrap();
+    assert_eq!(
+        String::from_utf8(applied.bytes).unwrap(),
+        "def f():\n\tif a:\n\t\tc()\nsay \"bye\"\n"
+    );
+    let got: Vec<(usize, MatchLevel)> = applied
+        .placements
+        .iter()
+        .map(|p| (p.line, p.level))
+        .collect();
+    assert_eq!(
+        got,
+        [(2, MatchLevel::Indentation), (4, MatchLevel::Punctuation)]
+    );
 }

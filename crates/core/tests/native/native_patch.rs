@@ -104,3 +104,72 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_v4a_hunk_quoted_at_another_indentation_is_placed_and_its_added_lines_reindented() {
+    let nx = Nx::new();
+    nx.write(
+        "src/a.py",
+        "class A:\n    def f(self):\n        if x:\n            return 1\n        return 2\n",
+    );
+    // The model quotes the method body flush left; the file has it two levels deep.
+    let out = nx.ok(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: src/a.py\n@@\n if x:\n-    return 1\n+    log(x)\n+    return 3\n return 2\n*** End Patch\n"}),
+    );
+    assert!(
+        out.contains("(1 hunk at 3 [indentation (re-indented)])"),
+        "{out}"
+    );
+    assert_eq!(
+        nx.text("src/a.py"),
+        "class A:\n    def f(self):\n        if x:\n            log(x)\n            return 3\n        return 2\n"
+    );
+}
+
+#[test]
+fn a_unified_hunk_with_straight_quotes_is_placed_on_curly_ones_and_says_so() {
+    let nx = Nx::new();
+    nx.write("notes.md", "intro\nit’s “done” — really\nend\n");
+    let out = nx.ok(
+        "apply_patch",
+        json!({"patch": "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n intro\n-it's \"done\" - really\n+it is finished\n end\n"}),
+    );
+    assert!(
+        out.contains("1 hunk at 1 [punctuation normalised]"),
+        "{out}"
+    );
+    assert_eq!(nx.text("notes.md"), "intro\nit is finished\nend\n");
+}
+
+#[test]
+fn a_hunk_found_twice_at_a_loose_level_is_refused_listing_both_and_writes_nothing() {
+    let nx = Nx::new();
+    let text = "fn a() {\n    x();\n}\nfn b() {\n\tx();\n}\n";
+    nx.write("a.rs", text);
+    nx.write("b.rs", "keep\n");
+    let err = nx.err(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: b.rs\n@@\n-keep\n+changed\n*** Update File: a.rs\n@@\n-  x();\n+  y();\n*** End Patch\n"}),
+    );
+    assert!(err.starts_with("not-unique:"), "{err}");
+    assert!(
+        err.contains("matches 2 places in the file (ignoring indentation), starting at lines 2, 5"),
+        "{err}"
+    );
+    assert_eq!(nx.text("a.rs"), text);
+    assert_eq!(nx.text("b.rs"), "keep\n");
+}
+
+#[test]
+fn an_exact_hunk_wins_over_a_looser_one_elsewhere() {
+    let nx = Nx::new();
+    // Line 2 holds the quote only ignoring indentation; line 4 holds it exactly.
+    nx.write("a.txt", "x\n    go\nx\ngo\n");
+    let out = nx.ok(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-go\n+stop\n*** End Patch\n"}),
+    );
+    assert!(out.contains("(1 hunk at 4)"), "{out}");
+    assert_eq!(nx.text("a.txt"), "x\n    go\nx\nstop\n");
+}

@@ -75,6 +75,18 @@ pub(crate) fn splice(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> 
 
 use crate::text::lines::{self, Line};
 
+/// How a hunk was found, for an error, when a correction found it: " (ignoring indentation)";
+/// nothing at the exact levels.
+pub(crate) fn loosely(level: crate::text::matcher::Level) -> &'static str {
+    use crate::text::matcher::Level;
+    match level {
+        Level::Exact | Level::LineEndings => "",
+        Level::TrailingWhitespace => " (ignoring trailing whitespace)",
+        Level::Indentation => " (ignoring indentation)",
+        Level::Punctuation => " (with Unicode punctuation normalised)",
+    }
+}
+
 /// The most lines an error message quotes from a hunk or a file region.
 pub(crate) const MAX_SHOWN_LINES: usize = 12;
 /// The most characters an error message shows of one line.

@@ -42,7 +42,9 @@
 //! # Applying
 //!
 //! Each hunk is anchored by its old side (context and removed lines, in order) with
-//! [`matcher::find_lines`]: exact bytes first, then ignoring line endings. Hunks are applied in
+//! [`matcher::find_lines`]: exact bytes first, then ignoring line endings ([`apply_in`] with
+//! [`Cascade::Full`], native's, goes on through trailing whitespace, indentation, re-indenting
+//! the added lines to the file's, and Unicode punctuation). Hunks are applied in
 //! order and each is searched only after the previous hunk's last change (a hunk may reuse the
 //! previous hunk's trailing context). The old side must occur exactly once there; a hunk that
 //! occurs nowhere, more than once, or only before the previous hunk fails the whole call,
@@ -58,6 +60,7 @@
 //!   says if its two sides disagree (the diff adds or removes the final newline); if they
 //!   agree, the file keeps whatever it had.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use similar::TextDiff;
@@ -68,7 +71,7 @@ use super::{
 pub use super::{HunkLine, LineKind};
 use crate::error::{ErrorKind, ToolError};
 use crate::text::lines::{self, Line};
-use crate::text::matcher::{self, Level};
+use crate::text::matcher::{self, Cascade, Level};
 
 /// How long [`render`] may spend diffing before it settles for a coarser diff.
 const RENDER_TIMEOUT: Duration = Duration::from_secs(2);
@@ -461,6 +464,17 @@ fn bare(raw: &str) -> &str {
 /// [`ErrorKind::NotUnique`], one that anchors only before the previous hunk or has nothing to
 /// anchor it [`ErrorKind::InvalidArgument`].
 pub fn apply(original: &[u8], diff: &UnifiedDiff) -> Result<Applied, ToolError> {
+    apply_in(original, diff, Cascade::Strict)
+}
+
+/// [`apply`], anchoring hunks through the levels of `cascade` ([`Cascade::Full`]: trailing
+/// whitespace, then indentation, with the added lines re-indented to the file's, then Unicode
+/// punctuation). The first level that finds a hunk decides, and it must be unique there.
+pub fn apply_in(
+    original: &[u8],
+    diff: &UnifiedDiff,
+    cascade: Cascade,
+) -> Result<Applied, ToolError> {
     if diff.hunks.is_empty() {
         return Err(ToolError::invalid(
             "the diff has no hunks, so it changes nothing; send at least one @@ hunk. Nothing was \
@@ -475,43 +489,75 @@ pub fn apply(original: &[u8], diff: &UnifiedDiff) -> Result<Applied, ToolError> 
     };
     let total = diff.hunks.len();
     let mut from = 0;
-    let mut edits: Vec<Edit<'_>> = Vec::with_capacity(total);
     let mut placements = Vec::with_capacity(total);
     let mut final_ending = None;
+    // Every hunk is anchored first; one found ignoring indentation is then re-indented, and
+    // the edits are built from the hunks as they will be written.
+    let mut written: Vec<Cow<'_, Hunk>> = Vec::with_capacity(total);
     for (index, hunk) in diff.hunks.iter().enumerate() {
         let at = At {
             hunk,
             number: index + 1,
             total,
             from,
+            cascade,
         };
         let old: Vec<&[u8]> = hunk.old_lines().map(|l| l.text.as_bytes()).collect();
         let (start, level) = if old.is_empty() {
-            if !file.is_empty() || !edits.is_empty() {
+            if !file.is_empty() || !written.is_empty() {
                 return Err(at.unanchored());
             }
             (0, Level::Exact)
         } else {
             at.anchor(&file, &old)?
         };
-        let edit = build_edit(hunk, &file, start, level, eol);
         if start + old.len() == file.len()
             && let Some(ending) = final_ending_of(hunk, original)
         {
             final_ending = Some(ending);
         }
-        from = edit.end;
+        from = change_end(hunk, start);
         placements.push(Placement {
             line: start + 1,
             level,
         });
-        edits.push(edit);
+        written.push(if level == Level::Indentation {
+            Cow::Owned(at.reindented(&file, start)?)
+        } else {
+            Cow::Borrowed(hunk)
+        });
     }
+    let edits: Vec<Edit<'_>> = written
+        .iter()
+        .zip(&placements)
+        .map(|(hunk, p)| build_edit(hunk, &file, p.line - 1, p.level, eol))
+        .collect();
     Ok(Applied {
         bytes: assemble(&file, &edits, eol, final_ending),
         hunks_applied: total,
         placements,
     })
+}
+
+/// The index after the last old line a hunk anchored at `start` changes (the next hunk is
+/// searched from there).
+fn change_end(hunk: &Hunk, start: usize) -> usize {
+    let first = hunk
+        .lines
+        .iter()
+        .position(|l| l.kind != LineKind::Context)
+        .unwrap_or(hunk.lines.len());
+    let last = hunk
+        .lines
+        .iter()
+        .rposition(|l| l.kind != LineKind::Context)
+        .map_or(first, |p| p + 1);
+    start
+        + first
+        + hunk.lines[first..last]
+            .iter()
+            .filter(|l| l.kind != LineKind::Added)
+            .count()
 }
 
 /// The edit a hunk anchored at line `start` makes: from its first to its last change, with
@@ -591,19 +637,60 @@ struct At<'a> {
     total: usize,
     /// The 0-based line the search starts at: after the previous hunk's last change.
     from: usize,
+    /// The levels the search goes through.
+    cascade: Cascade,
 }
 
 impl At<'_> {
     /// The unique start of the hunk's old side at or after `from`, and its level.
     fn anchor(&self, file: &[&[u8]], old: &[&[u8]]) -> Result<(usize, Level), ToolError> {
-        match matcher::find_lines(file, old, self.from) {
+        match matcher::find_lines_in(file, old, self.from, self.cascade) {
             Some(found) if found.starts.len() == 1 => Ok((found.starts[0], found.level)),
-            Some(found) => Err(self.not_unique(&found.starts)),
-            None => match matcher::find_lines(file, old, 0) {
+            Some(found) => Err(self.not_unique(&found.starts, found.level)),
+            None => match matcher::find_lines_in(file, old, 0, self.cascade) {
                 Some(before) if self.number > 1 => Err(self.out_of_order(before.starts[0])),
                 _ => Err(self.no_match(file, old)),
             },
         }
+    }
+
+    /// The hunk with its added lines re-indented from its old lines' indentation to that of
+    /// the file's lines they matched at `start` (ignoring indentation); each keeps its ending.
+    fn reindented(&self, file: &[&[u8]], start: usize) -> Result<Hunk, ToolError> {
+        let old: Vec<&[u8]> = self.hunk.old_lines().map(|l| l.text.as_bytes()).collect();
+        let new: Vec<&[u8]> = self
+            .hunk
+            .new_lines()
+            .map(|l| lines::strip_ending(l.text.as_bytes()))
+            .collect();
+        let region = &file[start..start + old.len()];
+        let mut moved = matcher::reindent_lines(&new, &old, region, file)
+            .map_err(|u| {
+                ToolError::invalid(format!(
+                    "{} matched the file's lines {} only ignoring indentation, and its {} line \
+                     {} cannot be re-indented to the file's: {}. Quote the file's indentation \
+                     exactly and send the diff again. Nothing was written.",
+                    self.name(),
+                    span(start, start + old.len()),
+                    if u.in_quote { "old" } else { "new-side" },
+                    u.line,
+                    u.reason
+                ))
+            })?
+            .into_iter();
+        let mut hunk = self.hunk.clone();
+        for line in hunk
+            .lines
+            .iter_mut()
+            .filter(|l| l.kind != LineKind::Removed)
+        {
+            let text = moved.next().unwrap_or_default();
+            if line.kind == LineKind::Added {
+                let ending = &line.text[lines::strip_ending(line.text.as_bytes()).len()..];
+                line.text = String::from_utf8_lossy(&text).into_owned() + ending;
+            }
+        }
+        Ok(hunk)
     }
 
     /// "hunk 2 of 3 (`@@ ... @@`, diff line 14)".
@@ -711,7 +798,7 @@ impl At<'_> {
         )
     }
 
-    fn not_unique(&self, starts: &[usize]) -> ToolError {
+    fn not_unique(&self, starts: &[usize], level: Level) -> ToolError {
         let listed: Vec<String> = starts
             .iter()
             .take(MAX_SHOWN_LINES)
@@ -726,7 +813,7 @@ impl At<'_> {
         ToolError::new(
             ErrorKind::NotUnique,
             format!(
-                "{} matches {} places in the file{}, starting at lines {}{more}; a hunk must \
+                "{} matches {} places in the file{}{}, starting at lines {}{more}; a hunk must \
                  match exactly one. It looks for {}:\n{}\nAdd \
                  unchanged lines before or after the change as context (or merge the hunk with \
                  its neighbour) until they occur only once, then send the diff again. Nothing \
@@ -734,6 +821,7 @@ impl At<'_> {
                 self.name(),
                 starts.len(),
                 self.after(),
+                super::loosely(level),
                 listed.join(", "),
                 old_side_count(self.hunk.old_lines().count()),
                 self.looked_for()

@@ -46,7 +46,11 @@
 //! whole lines of the file, through [`matcher::find_lines`]: first comparing line contents
 //! exactly (line endings never matter: V4A lines carry none), then ignoring trailing
 //! whitespace. The first comparison that finds the lines decides, and they must occur exactly
-//! once. The search starts after the previous hunk's old side; when the lines occur nowhere
+//! once. [`apply_in`] with [`Cascade::Full`] (native's patches) goes on, when both fail, to
+//! ignoring leading whitespace too (the hunk's added lines are then re-indented from its old
+//! lines' indentation to the file's, as [`matcher::reindent_lines`] does) and then to
+//! normalising Unicode punctuation; each placement says its level. The search starts after the
+//! previous hunk's old side; when the lines occur nowhere
 //! there (hunks out of file order), the whole file is searched instead, and the single
 //! occurrence must not overlap another hunk. A hunk ending in `*** End of File` must match the
 //! last lines of the file. A hunk with no context or removed lines has no place in the file:
@@ -64,13 +68,16 @@
 //! - Every hunk applies or none does; errors name the hunk, show the lines it looked for and,
 //!   when it was not found, the closest region of the file.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use super::{
     Edit, MAX_SHOWN_CHARS, MAX_SHOWN_LINES, numbered, old_side_count, quote, span, splice,
 };
 pub use super::{HunkLine, LineKind};
 use crate::error::{ErrorKind, ToolError};
 use crate::text::lines::{self, Line};
-use crate::text::matcher::{self, Level};
+use crate::text::matcher::{self, Cascade, Level};
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -153,8 +160,25 @@ pub enum MatchLevel {
     Exact,
     /// Equal once trailing whitespace is ignored.
     TrailingWhitespace,
+    /// Equal once leading and trailing whitespace is ignored; the added lines were re-indented
+    /// to the file's indentation ([`Cascade::Full`] only).
+    Indentation,
+    /// Equal once Unicode punctuation is normalised ([`Cascade::Full`] only).
+    Punctuation,
     /// A hunk without old lines, appended at the end of the file.
     Appended,
+}
+
+impl MatchLevel {
+    /// The matcher level this is (an appended hunk matched nothing, so it counts as exact).
+    pub fn level(self) -> Level {
+        match self {
+            MatchLevel::Exact | MatchLevel::Appended => Level::Exact,
+            MatchLevel::TrailingWhitespace => Level::TrailingWhitespace,
+            MatchLevel::Indentation => Level::Indentation,
+            MatchLevel::Punctuation => Level::Punctuation,
+        }
+    }
 }
 
 /// Where one hunk applied.
@@ -542,6 +566,14 @@ fn unexpected(n: usize, line: &str, context: &str) -> ToolError {
 /// [`ErrorKind::NotUnique`], one without a place (only added lines, no `*** End of File`) or
 /// overlapping another [`ErrorKind::InvalidArgument`].
 pub fn apply(original: &[u8], hunks: &[Hunk]) -> Result<Applied, ToolError> {
+    apply_in(original, hunks, Cascade::Strict)
+}
+
+/// [`apply`], placing hunks through the levels of `cascade`: with [`Cascade::Full`], a hunk
+/// whose old lines are absent even ignoring trailing whitespace is looked for ignoring
+/// indentation (its added lines are then re-indented to the file's), then with Unicode
+/// punctuation normalised. The first level that finds it decides, and it must be unique there.
+pub fn apply_in(original: &[u8], hunks: &[Hunk], cascade: Cascade) -> Result<Applied, ToolError> {
     if hunks.is_empty() {
         return Err(ToolError::invalid(
             "the update has no hunks, so it changes nothing; send at least one @@ hunk. Nothing \
@@ -554,15 +586,19 @@ pub fn apply(original: &[u8], hunks: &[Hunk]) -> Result<Applied, ToolError> {
     let eol = dominant_ending(&file);
     let total = hunks.len();
     let mut from = 0;
-    let mut edits: Vec<Edit<'_>> = Vec::with_capacity(total);
+    let mut taken: Vec<Range<usize>> = Vec::with_capacity(total);
     let mut placements = Vec::with_capacity(total);
     let mut touches_end = false;
+    // Every hunk is placed first; a hunk found ignoring indentation is then re-indented, and
+    // the edits are built from the hunks as they will be written.
+    let mut written: Vec<Cow<'_, Hunk>> = Vec::with_capacity(total);
     for (index, hunk) in hunks.iter().enumerate() {
         let at = At {
             hunk,
             number: index + 1,
             total,
             from,
+            cascade,
         };
         let old: Vec<&[u8]> = hunk.old_lines().map(|l| l.text.as_bytes()).collect();
         let old_trimmed: Vec<&[u8]> = old.iter().map(|l| trim_end(l)).collect();
@@ -574,22 +610,32 @@ pub fn apply(original: &[u8], hunks: &[Hunk]) -> Result<Applied, ToolError> {
         } else if hunk.end_of_file {
             at.at_end(&file, &exact, &trimmed, &old, &old_trimmed)?
         } else {
-            at.anchor(&file, &exact, &trimmed, &old, &old_trimmed, &edits)?
+            at.anchor(&file, &exact, &trimmed, &old, &old_trimmed, &taken)?
         };
         let end = start + old.len();
-        if let Some(other) = edits.iter().position(|e| start < e.end && e.start < end) {
+        if let Some(other) = taken.iter().position(|e| start < e.end && e.start < end) {
             return Err(at.overlap(start, other + 1));
         }
         if end == file.len() {
             touches_end = true;
         }
-        edits.push(build_edit(hunk, &file, start, eol));
+        written.push(if level == MatchLevel::Indentation {
+            Cow::Owned(at.reindented(&file, start)?)
+        } else {
+            Cow::Borrowed(hunk)
+        });
+        taken.push(start..end);
         placements.push(Placement {
             line: start + 1,
             level,
         });
         from = from.max(end);
     }
+    let mut edits: Vec<Edit<'_>> = written
+        .iter()
+        .zip(&placements)
+        .map(|(hunk, p)| build_edit(hunk, &file, p.line - 1, eol))
+        .collect();
     edits.sort_by_key(|e| (e.start, e.end));
     let mut bytes = splice(&file, &edits, eol);
     if touches_end && !bytes.is_empty() && !bytes.ends_with(b"\n") {
@@ -677,7 +723,15 @@ struct At<'a> {
     total: usize,
     /// The 0-based line the search starts at: after the previous hunk's old side.
     from: usize,
+    /// The levels the search goes through.
+    cascade: Cascade,
 }
+
+/// The levels [`Cascade::Full`] adds after the two comparisons every cascade makes.
+const CORRECTIONS: [(Level, MatchLevel); 2] = [
+    (Level::Indentation, MatchLevel::Indentation),
+    (Level::Punctuation, MatchLevel::Punctuation),
+];
 
 /// The occurrences of `needle` at the first comparison that finds any.
 fn occurrences(
@@ -686,6 +740,7 @@ fn occurrences(
     old: &[&[u8]],
     old_trimmed: &[&[u8]],
     from: usize,
+    cascade: Cascade,
 ) -> Option<(MatchLevel, Vec<usize>)> {
     if let Some(found) = matcher::find_lines(exact, old, from)
         && matches!(found.level, Level::Exact | Level::LineEndings)
@@ -696,6 +751,17 @@ fn occurrences(
         && matches!(found.level, Level::Exact | Level::LineEndings)
     {
         return Some((MatchLevel::TrailingWhitespace, found.starts));
+    }
+    if cascade == Cascade::Full && old.len() <= exact.len() {
+        let last = exact.len() - old.len();
+        for (level, as_level) in CORRECTIONS {
+            let starts: Vec<usize> = (from..=last)
+                .filter(|&s| matcher::lines_equal(level, &exact[s..s + old.len()], old))
+                .collect();
+            if !starts.is_empty() {
+                return Some((as_level, starts));
+            }
+        }
     }
     None
 }
@@ -708,27 +774,30 @@ impl At<'_> {
         trimmed: &[&[u8]],
         old: &[&[u8]],
         old_trimmed: &[&[u8]],
-        edits: &[Edit<'_>],
+        taken: &[Range<usize>],
     ) -> Result<(usize, MatchLevel), ToolError> {
-        if let Some((level, starts)) = occurrences(exact, trimmed, old, old_trimmed, self.from) {
+        if let Some((level, starts)) =
+            occurrences(exact, trimmed, old, old_trimmed, self.from, self.cascade)
+        {
             return match starts.as_slice() {
                 [one] => Ok((*one, level)),
-                many => Err(self.not_unique(many, true)),
+                many => Err(self.not_unique(many, level, true)),
             };
         }
         // Not after the previous hunk: the hunks may be out of file order.
-        let Some((level, starts)) = occurrences(exact, trimmed, old, old_trimmed, 0) else {
+        let Some((level, starts)) = occurrences(exact, trimmed, old, old_trimmed, 0, self.cascade)
+        else {
             return Err(self.no_match(file, old));
         };
         let free: Vec<usize> = starts
             .iter()
             .copied()
-            .filter(|&s| !edits.iter().any(|e| s < e.end && e.start < s + old.len()))
+            .filter(|&s| !taken.iter().any(|e| s < e.end && e.start < s + old.len()))
             .collect();
         match free.as_slice() {
             [one] => Ok((*one, level)),
             [] => Err(self.overlap(starts[0], 0)),
-            _ => Err(self.not_unique(&starts, false)),
+            _ => Err(self.not_unique(&starts, level, false)),
         }
     }
 
@@ -747,6 +816,13 @@ impl At<'_> {
             }
             if trimmed[start..] == *old_trimmed {
                 return Ok((start, MatchLevel::TrailingWhitespace));
+            }
+            if self.cascade == Cascade::Full {
+                for (level, as_level) in CORRECTIONS {
+                    if matcher::lines_equal(level, &exact[start..], old) {
+                        return Ok((start, as_level));
+                    }
+                }
             }
         }
         let shown = old.len().clamp(1, MAX_SHOWN_LINES).min(file.len());
@@ -770,6 +846,40 @@ impl At<'_> {
                 self.looked_for()
             ),
         ))
+    }
+
+    /// The hunk with its added lines re-indented from its old lines' indentation to that of
+    /// the file's lines they matched at `start` (ignoring indentation).
+    fn reindented(&self, file: &[&[u8]], start: usize) -> Result<Hunk, ToolError> {
+        let old: Vec<&[u8]> = self.hunk.old_lines().map(|l| l.text.as_bytes()).collect();
+        let new: Vec<&[u8]> = self.hunk.new_lines().map(|l| l.text.as_bytes()).collect();
+        let region = &file[start..start + old.len()];
+        let mut moved = matcher::reindent_lines(&new, &old, region, file)
+            .map_err(|u| {
+                ToolError::invalid(format!(
+                    "{} matched the file's lines {} only ignoring indentation, and its {} line \
+                     {} cannot be re-indented to the file's: {}. Quote the file's indentation \
+                     exactly and send the patch again. Nothing was written.",
+                    self.name(),
+                    span(start, start + old.len()),
+                    if u.in_quote { "old" } else { "new-side" },
+                    u.line,
+                    u.reason
+                ))
+            })?
+            .into_iter();
+        let mut hunk = self.hunk.clone();
+        for line in hunk
+            .lines
+            .iter_mut()
+            .filter(|l| l.kind != LineKind::Removed)
+        {
+            let text = moved.next().unwrap_or_default();
+            if line.kind == LineKind::Added {
+                line.text = String::from_utf8_lossy(&text).into_owned();
+            }
+        }
+        Ok(hunk)
     }
 
     /// "hunk 2 of 3 (`@@ def f`, patch line 14)".
@@ -840,7 +950,7 @@ impl At<'_> {
         )
     }
 
-    fn not_unique(&self, starts: &[usize], after_previous: bool) -> ToolError {
+    fn not_unique(&self, starts: &[usize], level: MatchLevel, after_previous: bool) -> ToolError {
         let listed: Vec<String> = starts
             .iter()
             .take(MAX_SHOWN_LINES)
@@ -864,12 +974,13 @@ impl At<'_> {
         ToolError::new(
             ErrorKind::NotUnique,
             format!(
-                "{} matches {} places in the file{region}, starting at lines {}{more}; a hunk \
-                 must match exactly one. It looks for {}:\n{}\nAdd unchanged lines before or \
-                 after the change as context lines until they occur only once, then send the \
+                "{} matches {} places in the file{region}{}, starting at lines {}{more}; a \
+                 hunk must match exactly one. It looks for {}:\n{}\nAdd unchanged lines before \
+                 or after the change as context lines until they occur only once, then send the \
                  patch again. Nothing was written.",
                 self.name(),
                 starts.len(),
+                super::loosely(level.level()),
                 listed.join(", "),
                 old_side_count(self.hunk.old_lines().count()),
                 self.looked_for()

@@ -47,7 +47,8 @@ struct Done {
     count: usize,
 }
 
-fn level_name(level: Level) -> &'static str {
+/// The words for a matcher level in native's answers.
+pub(super) fn level_name(level: Level) -> &'static str {
     match level {
         Level::Exact => "exact",
         Level::LineEndings => "line endings",

@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::edit::level_name;
 use super::write::{
     Before, current, new_syntax_errors, refuses_syntax_errors, syntax_errors_of, syntax_refusal,
 };
@@ -18,6 +19,7 @@ use crate::ops::patch::{unified, v4a};
 use crate::ops::syntax_check::{self, Report};
 use crate::surface::CallContext;
 use crate::surface::args::Args;
+use crate::text::matcher::{Cascade, Level};
 
 /// One file's part of a patch, checked.
 pub(super) struct Change {
@@ -30,8 +32,8 @@ pub(super) struct Change {
     /// For the file a move creates: the file it comes from (which gets its own change,
     /// deleting it).
     pub moved_from: Option<String>,
-    /// The hunks' first lines, for the report.
-    pub hunk_lines: Vec<usize>,
+    /// The hunks' first lines and the level each was found at, for the report.
+    pub hunk_lines: Vec<(usize, Level)>,
 }
 
 /// The two changes of a file moved (and maybe edited) by a patch: the old path deleted, the
@@ -41,7 +43,7 @@ fn push_move(
     (from, before): (Resolved, Before),
     (to, to_before): (Resolved, Before),
     bytes: Vec<u8>,
-    hunk_lines: Vec<usize>,
+    hunk_lines: Vec<(usize, Level)>,
 ) {
     let shown = from.shown.clone();
     changes.push(Change {
@@ -147,10 +149,14 @@ fn v4a_changes(access: &Access, text: &str) -> Result<Vec<Change>> {
                 let before = current(access, &target)?;
                 let what = format!("patch line {line} (Update File)");
                 let old = expect_present(&target, &before, &what)?;
-                let applied = v4a::apply(old, &hunks).map_err(|e| {
+                let applied = v4a::apply_in(old, &hunks, Cascade::Full).map_err(|e| {
                     ToolError::new(e.kind, format!("{}: {}", target.shown, e.message))
                 })?;
-                let lines = applied.placements.iter().map(|p| p.line).collect();
+                let lines = applied
+                    .placements
+                    .iter()
+                    .map(|p| (p.line, p.level.level()))
+                    .collect();
                 match move_to {
                     Some(to) => {
                         let dest = access.resolve(&to)?;
@@ -243,9 +249,13 @@ fn unified_changes(access: &Access, text: &str) -> Result<Vec<Change>> {
             }
             Some(_) => expect_present(&target, &before, &what)?,
         };
-        let applied = unified::apply(source, &diff)
+        let applied = unified::apply_in(source, &diff, Cascade::Full)
             .map_err(|e| ToolError::new(e.kind, format!("{}: {}", target.shown, e.message)))?;
-        let lines = applied.placements.iter().map(|p| p.line).collect();
+        let lines = applied
+            .placements
+            .iter()
+            .map(|p| (p.line, p.level))
+            .collect();
         match (&old, &new) {
             (Some(_), None) => changes.push(Change {
                 target,
@@ -278,20 +288,22 @@ fn unified_changes(access: &Access, text: &str) -> Result<Vec<Change>> {
     Ok(changes)
 }
 
-/// One line per change: `A path`, `D path`, `M path (2 hunks at 10, 40)`, `R from → to`.
+/// One line per change: `A path`, `D path`, `M path (2 hunks at 10, 40)`, `R from → to`. A
+/// hunk found at a looser level than exact names it: `40 [indentation (re-indented)]`.
 fn status(change: &Change, version: Option<&str>) -> String {
+    let places = change
+        .hunk_lines
+        .iter()
+        .map(|&(line, level)| match level {
+            Level::Exact => line.to_string(),
+            level => format!("{line} [{}]", level_name(level)),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     let hunks = match change.hunk_lines.len() {
         0 => String::new(),
-        1 => format!(" (1 hunk at {})", change.hunk_lines[0]),
-        n => format!(
-            " ({n} hunks at {})",
-            change
-                .hunk_lines
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        1 => format!(" (1 hunk at {places})"),
+        n => format!(" ({n} hunks at {places})"),
     };
     let version = version.map_or_else(String::new, |v| format!(" {v}"));
     let shown = &change.target.shown;

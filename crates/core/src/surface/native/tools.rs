@@ -30,7 +30,10 @@ pub(super) fn description(tool: &str) -> &'static str {
             "Apply a patch to several files at once, all or nothing: a V4A envelope (*** Begin \
              Patch, Add/Delete/Update File, Move to) or a unified diff of one or more files. \
              Everything is checked before anything is written; dry_run: true shows the diffs \
-             and what would happen without writing. Reports each file and hunk."
+             and what would happen without writing. Hunks are placed as edit places \
+             old_text (exact, then ignoring trailing whitespace, indentation (re-indenting \
+             added lines), Unicode punctuation; unique at the first level that finds them). \
+             Reports each file and hunk, with the level when not exact."
         }
         "write_file" => {
             "Write a whole file. mode: create (fails if it exists), overwrite (fails if it does \
