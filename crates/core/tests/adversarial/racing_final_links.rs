@@ -7,9 +7,16 @@
 //! the secret. A file the jail resolved is now opened without following a link at its last
 //! component: a link there was put after the resolution, and the open refuses it.
 //!
+//! The same race explains the jail fuzzer's first finding with native in the model, qwen's
+//! `grep_search {"pattern": "ZQ", "path": "<root>/d2"}` answering `d2:2:ZQSECRET12`: the folder
+//! `d2` exchanged with a link to a secret beside it between the resolution and the open; the
+//! last test here is that shape.
+//!
 //! Minimised: `root/d/f.txt` (a file) exchanged with `root/d/swap` (a link to `k.pem`, a
 //! secret, beside it) as fast as a thread can, while each profile reads `d/f.txt` again and
-//! again; no answer may hold the secret.
+//! again; no answer may hold the secret. Before the fix every profile but picoclaw (whose reads
+//! already opened the last component without following it) showed the secret within about 200
+//! calls, the folder shape within about 60.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -43,17 +50,30 @@ fn never_reads_the_secret(
     args: impl FnOnce(&Path) -> Value,
     secs: u64,
 ) {
+    never_reads_through("d/f.txt", profile, tool, args, secs);
+}
+
+/// [`never_reads_the_secret`] with `entry` (a file or a folder below the root) exchanged with
+/// the link instead of `d/f.txt`.
+fn never_reads_through(
+    entry: &str,
+    profile: impl FnOnce(&Path) -> ProfileConfig,
+    tool: &str,
+    args: impl FnOnce(&Path) -> Value,
+    secs: u64,
+) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::create_dir(root.join("d")).unwrap();
+    std::fs::create_dir_all(root.join("d/d2")).unwrap();
     std::fs::write(root.join("d/f.txt"), "plain\n").unwrap();
+    std::fs::write(root.join("d/d2/g.txt"), "plain\n").unwrap();
     std::fs::write(root.join("d/k.pem"), format!("{SECRET}\n")).unwrap();
     std::os::unix::fs::symlink("k.pem", root.join("d/swap")).unwrap();
     let ws = open(&root, profile(&root));
     let args = args(&root);
     let stop = Arc::new(AtomicBool::new(false));
     let flipper = {
-        let (stop, a, b) = (stop.clone(), root.join("d/f.txt"), root.join("d/swap"));
+        let (stop, a, b) = (stop.clone(), root.join(entry), root.join("d/swap"));
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 let _ = renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE);
@@ -176,6 +196,24 @@ fn a_link_to_a_secret_exchanged_in_mid_read_is_never_followed_native() {
         },
         "read_file",
         |_| json!({"path": "d/f.txt"}),
+        3,
+    );
+}
+
+/// The fuzzer's shape: a folder searched by qwen, exchanged with a link to a secret file.
+#[test]
+fn a_link_to_a_secret_exchanged_for_a_searched_folder_is_never_followed_qwen() {
+    never_reads_through(
+        "d/d2",
+        |_| {
+            QwenConfig {
+                non_accessible_globs: globs(),
+                ..QwenConfig::default()
+            }
+            .into()
+        },
+        "grep_search",
+        |root| json!({"pattern": "T", "path": s(&root.join("d/d2"))}),
         3,
     );
 }
