@@ -24,7 +24,7 @@ use image::metadata::Orientation;
 use image::{ColorType, DynamicImage, ImageDecoder, ImageEncoder, ImageReader, Limits};
 
 use super::{Checked, ImageFormat};
-use crate::ops::image::tokens::thousands;
+use crate::text::thousands;
 
 /// The bounds an attached image is brought within.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -53,6 +53,16 @@ impl ImageRule {
         ImageRule::ALL.into_iter().find(|r| r.name() == name)
     }
 
+    /// The estimated tokens of a `width` × `height` image in words: `1,531 tokens`.
+    pub fn tokens_text(self, width: u64, height: u64) -> String {
+        let tokens = self.tokens(width, height);
+        format!(
+            "{} token{}",
+            crate::text::thousands(tokens),
+            if tokens == 1 { "" } else { "s" }
+        )
+    }
+
     /// The estimated tokens of a `width` × `height` image.
     pub fn tokens(self, width: u64, height: u64) -> u64 {
         let (w, h) = (width.max(1) as f64, height.max(1) as f64);
@@ -101,19 +111,6 @@ impl fmt::Display for ImageRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// `n` with its thousands separated by commas: `2,458`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -178,14 +175,5 @@ mod tests {
             assert_eq!(ImageRule::from_name(rule.name()), Some(rule));
         }
         assert_eq!(ImageRule::from_name("claude"), None);
-    }
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(2458), "2,458");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

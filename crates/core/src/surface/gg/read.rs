@@ -3,7 +3,7 @@
 //! shown and where to continue. Or an image and the line describing it, or the one line that
 //! describes a binary file.
 
-use crate::ops::image::tokens::{ImageRule, thousands};
+use crate::ops::image::tokens::ImageRule;
 use crate::ops::image::{Change, Fitted};
 use crate::ops::read::{
     Attachment, Cut, ImageRead, ReadOptions, ReadOutcome, Source, TextWindow, Total,
@@ -158,12 +158,7 @@ pub(super) fn image_label(shown: &str, image: &ImageRead) -> String {
 /// `Image photo.jpg: JPEG, 4032x3024 pixels, 3480123 bytes; attached downscaled to 1237x928
 /// pixels (JPEG, 201544 bytes), about 1,531 tokens.`
 pub(super) fn attached_line(described: &str, fitted: &Fitted, rule: ImageRule) -> String {
-    let tokens = rule.tokens(fitted.width, fitted.height);
-    let about = format!(
-        "about {} token{}",
-        thousands(tokens),
-        if tokens == 1 { "" } else { "s" }
-    );
+    let about = format!("about {}", rule.tokens_text(fitted.width, fitted.height));
     let (w, h, format, len) = (
         fitted.width,
         fitted.height,

@@ -10,7 +10,7 @@ use super::{Native, resolve};
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::image::Change;
-use crate::ops::image::tokens::{ImageRule, thousands};
+use crate::ops::image::tokens::ImageRule;
 use crate::ops::outline;
 use crate::ops::read::{self, Attachment, ReadError, ReadOptions, ReadOutcome, Total};
 use crate::surface::args::Args;
@@ -151,12 +151,7 @@ pub(super) fn read_file(
             Ok(match image.attachment {
                 Attachment::Attached(fitted) => {
                     let (w, h, sent) = (fitted.width, fitted.height, fitted.data.len());
-                    let tokens = ImageRule::default().tokens(w, h);
-                    let tokens = format!(
-                        "~{} token{}",
-                        thousands(tokens),
-                        if tokens == 1 { "" } else { "s" }
-                    );
+                    let tokens = format!("~{}", ImageRule::default().tokens_text(w, h));
                     let as_format = if fitted.format == image.format {
                         String::new()
                     } else {

@@ -96,24 +96,18 @@ pub(super) fn commit(
     ctx: &CallContext,
     label: String,
 ) -> Result<(Vec<Option<String>>, Option<String>)> {
+    // Each change's own record comes last among its records; the journal takes the file's
+    // permission bits from it (no second look at the file).
     let mut records = Vec::new();
+    let mut modes = Vec::with_capacity(changes.len());
     for c in changes {
-        records.extend(self::records(
-            access,
-            &c.target,
-            &c.before,
-            c.after.as_deref(),
-        ));
+        let own = self::records(access, &c.target, &c.before, c.after.as_deref());
+        modes.push(match own.last().map(|r| &r.prior) {
+            Some(Prior::File { mode, .. }) => *mode,
+            _ => 0o644,
+        });
+        records.extend(own);
     }
-    let modes: Vec<u32> = changes
-        .iter()
-        .map(|c| {
-            access
-                .symlink_metadata(&c.target)
-                .map(|m| m.mode)
-                .unwrap_or(0o644)
-        })
-        .collect();
     let entries: Vec<txn::Entry<'_>> = changes
         .iter()
         .zip(&modes)

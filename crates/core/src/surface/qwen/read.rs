@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::args::Args;
 use super::{Outcome, Qwen, is_notebook, resolve};
 use crate::access::Access;
-use crate::ops::image::tokens::{ImageRule, thousands};
+use crate::ops::image::tokens::ImageRule;
 use crate::ops::image::{self, Change, Checked, Fitted, ImageFormat};
 use crate::ops::notebook::{self, Notebook};
 use crate::surface::{Content, ToolOutput};
@@ -279,11 +279,9 @@ fn unsupported(modality: &str, name: &str) -> String {
 /// again: `[Image downscaled: /w/photo.jpg is 4032x3024 pixels (3480123 bytes); sent at
 /// 1237x928 as JPEG (201544 bytes), about 1,531 tokens.]`.
 fn attach_fitted(raw: &str, checked: Checked, size: usize, fitted: Fitted) -> ToolOutput {
-    let tokens = ImageRule::default().tokens(fitted.width, fitted.height);
     let about = format!(
-        "about {} token{}",
-        thousands(tokens),
-        if tokens == 1 { "" } else { "s" }
+        "about {}",
+        ImageRule::default().tokens_text(fitted.width, fitted.height)
     );
     let (w, h, format, len) = (
         fitted.width,

@@ -17,10 +17,11 @@ use rquickjs::context::EvalOptions;
 use rquickjs::context::intrinsic;
 use rquickjs::{Context, Ctx, Function, Promise, Runtime, Value};
 
-use super::views::{failed, kib, thousands};
+use super::views::{failed, kib};
 use crate::config::gg::CodeLimits;
 use crate::error::ErrorKind;
 use crate::surface::CallContext;
+use crate::text::thousands;
 
 /// The prelude installing the program's globals.
 const PRELUDE: &str = include_str!("prelude.js");

@@ -13,6 +13,7 @@ use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::read::{Attachment, ReadOptions, ReadOutcome};
 use crate::surface::gg::read;
 use crate::surface::{Content, ToolOutput};
+use crate::text::thousands;
 use crate::window::{Band, Ledger};
 
 /// A read made for a view.
@@ -278,36 +279,10 @@ pub(super) fn failed(kind: ErrorKind, message: impl Into<String>) -> Ended {
     Ended::Failed(failure(kind, message))
 }
 
-/// `n` with thousands separated by commas.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 pub(super) fn kib(bytes: u64) -> String {
     if bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} bytes")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }
