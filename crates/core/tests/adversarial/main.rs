@@ -42,6 +42,7 @@ mod quick_calls;
 // Found by the jail fuzzer (tests/jailfuzz).
 mod racing_deletes;
 mod racing_fifos;
+mod racing_final_links;
 mod racing_walk_names;
 mod secret_globs;
 #[path = "../sgpt_support/mod.rs"]

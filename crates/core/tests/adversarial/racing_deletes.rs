@@ -1,14 +1,16 @@
-//! Found by the jail fuzzer (issue 25, `tests/jailfuzz`): qwen's `grep_search` of `d2` showed a
-//! non-accessible file's content (`d2:2:ZQSECRET12`). The racer had made a hard link to the
-//! secret under an innocent name (the hard-link rule refuses such a file while it has two
-//! names), and a recursive delete, racing an exchange of two folders, removed the secret's own
-//! name: the delete checked the tree for non-accessible entries, then removed whatever tree was
-//! at the name by then (the other folder, holding the secret). The alias was left the inode's
-//! only name, readable by every rule, and the racer exchanged it to `d2`. (The seed no longer
-//! replays that sequence; the racer never removes a secret's name, so only a call can have, and
-//! this race removes it within a second.) Removing a non-accessible file is the bug; the leak
-//! followed from it. A recursive delete now asks about every entry again as it removes it
-//! (`Access::remove`, `fs::remove_tree_sparing`).
+//! Found while investigating the jail fuzzer's first finding with native in the model (issue 25,
+//! `tests/jailfuzz`): qwen's `grep_search` of `d2` showed a non-accessible file's content
+//! (`d2:2:ZQSECRET12`). One way to a secret's content under an innocent name: the racer makes
+//! hard links to secrets under innocent names (the hard-link rule refuses such a file while it
+//! has two names), and a recursive delete, racing an exchange of two folders, removed the
+//! secret's own name: the delete checked the tree for non-accessible entries, then removed
+//! whatever tree was at the name by then (the other folder, holding the secret). The alias was
+//! left the inode's only name, readable by every rule. Removing a non-accessible file is the
+//! bug; the leak follows from it. (The finding itself is better explained by a link to the
+//! secret exchanged in before the open, `racing_final_links.rs`, which the later soaks met
+//! again; this race the fuzzer did not meet again in 20 minutes without the fix.) A recursive
+//! delete now asks about every entry again as it removes it (`Access::remove`,
+//! `fs::remove_tree_sparing`).
 //!
 //! Minimised: `root/d0` (a plain folder) exchanged with `root/d1` (holding `.env`) as fast as a
 //! thread can, `root/alias.txt` a hard link to the secret, and `d0` deleted recursively again

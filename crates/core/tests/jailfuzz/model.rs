@@ -367,6 +367,9 @@ struct Fixture {
     /// check: the racer only renames, exchanges and links, so a call that only reads leaves no
     /// content outside this set.
     contents: HashSet<u64>,
+    /// The content hashes of every regular file any check of this run saw: what native's undo
+    /// may bring back.
+    history: HashSet<u64>,
     /// The version tokens (as native shows them) of content no output may show even hashed:
     /// the secrets', the outside files', and (from a profile other than picoclaw) the granted
     /// folder's first files'.
@@ -623,6 +626,7 @@ impl Fixture {
             known: Vec::new(),
             known_grant: Vec::new(),
             contents: HashSet::new(),
+            history: HashSet::new(),
             sealed_versions,
             grant_versions,
             versions: Vec::new(),
@@ -1795,6 +1799,19 @@ impl Checker<'_> {
         ))
     }
 
+    /// Native's undo left no content in the tree that no check of this run saw: it brings
+    /// back what files held, never anything else.
+    fn only_earlier(&self, now: &HashSet<u64>, named: &[String]) -> Result<(), String> {
+        if now.is_subset(&self.fx.history) {
+            return Ok(());
+        }
+        Err(format!(
+            "native undo left content in the tree that no file of this run ever held (the tree \
+             now: {})",
+            head_n(&named.join(" "), 300)
+        ))
+    }
+
     fn outside(&self) -> Result<(), String> {
         let (now, _) = snapshot_outside(&self.fx.paths);
         let before = &self.fx.outside;
@@ -2011,6 +2028,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
         .unwrap_or_else(|why| panic!("the fixture fails its own oracle: {why}"));
     fx.known = first.known;
     fx.known_grant = first.known_grant;
+    fx.history.clone_from(&first.contents);
     fx.contents = first.contents;
     let mut stats = Stats {
         runs: 1,
@@ -2133,7 +2151,12 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                         );
                     }
                     let checker = Checker { fx: &fx };
-                    let only_reads = reads_only(p, tool, &args) || (p == P::Native && out.is_error);
+                    // Native's undo restores earlier content, and stops at a step it may not
+                    // undo after undoing the newer ones (a failure that changed files): it is
+                    // checked against every content the run has seen instead.
+                    let undo = p == P::Native && tool == "undo";
+                    let only_reads =
+                        reads_only(p, tool, &args) || (p == P::Native && out.is_error && !undo);
                     if p == P::Native {
                         let text = out.text_content();
                         let tokens = version_tokens(&text);
@@ -2161,6 +2184,9 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                             if only_reads {
                                 checker.nothing_new(&inside.contents, &inside.known)?;
                             }
+                            if undo {
+                                checker.only_earlier(&inside.contents, &inside.known)?;
+                            }
                             new_known = Some(inside);
                             Ok(())
                         })
@@ -2169,6 +2195,7 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
             if let Some(inside) = new_known {
                 fx.known = inside.known;
                 fx.known_grant = inside.known_grant;
+                fx.history.extend(inside.contents.iter().copied());
                 fx.contents = inside.contents;
             }
             if let Some((tokens, more)) = native_seen {

@@ -35,6 +35,11 @@ pub(in crate::access) enum OpenFor {
 /// returns at once, and the check of the open file that follows refuses what is not a regular
 /// file (a FIFO opened for writing with no reader fails the open itself, `ENXIO`, told as that
 /// check tells it). The flag changes nothing for a regular file.
+///
+/// Beneath a root, a link at the last component is not followed: the jail resolved the path,
+/// links and all, and checked the name it arrived at, so a link there now was put at the name
+/// since (one to a non-accessible file beside it would lead the open there); the open refuses
+/// it. Without a jail, links are followed as any process follows them.
 pub(in crate::access) fn open_by_path(place: Place<'_>, what: OpenFor) -> io::Result<File> {
     let flags = (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32;
     let append = what == OpenFor::Append;
@@ -47,20 +52,22 @@ pub(in crate::access) fn open_by_path(place: Place<'_>, what: OpenFor) -> io::Re
         Place::Beneath(dir, rel) => {
             let mut options = cap_std::fs::OpenOptions::new();
             cap_std::fs::OpenOptionsExt::custom_flags(&mut options, flags);
+            cap_fs_ext::OpenOptionsFollowExt::follow(&mut options, cap_fs_ext::FollowSymlinks::No);
             options.read(!append).append(append).create(append);
             dir.open_with(Place::rel(rel), &options)
                 .map(cap_std::fs::File::into_std)
         }
     };
-    opened.map_err(|e| {
-        if rustix::io::Errno::from_io_error(&e) == Some(rustix::io::Errno::NXIO) {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a FIFO, socket or device)",
-            )
-        } else {
-            e
-        }
+    opened.map_err(|e| match rustix::io::Errno::from_io_error(&e) {
+        Some(rustix::io::Errno::NXIO) => io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        ),
+        Some(rustix::io::Errno::LOOP | rustix::io::Errno::MLINK) => io::Error::other(
+            "it became a symbolic link while it was being opened (something changed it \
+             meanwhile), so it was not followed and nothing went through it; call again",
+        ),
+        _ => e,
     })
 }
 
