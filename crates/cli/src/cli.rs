@@ -180,6 +180,11 @@ pub struct WorkspaceArgs {
     pub profile: Profile,
     #[command(flatten)]
     pub images: ImageArgs,
+    /// gg, coder, qwen, picoclaw, sgpt: end every read and write with the file's version
+    /// (`version: PATH vXXXXXXXXXXXX`) and accept `expected_version` on every write and edit
+    /// (native always does).
+    #[arg(long)]
+    pub versions: bool,
 }
 
 /// The bounds an attached image is brought within (gg, qwen and native attach images): one

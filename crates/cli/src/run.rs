@@ -230,6 +230,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
                 arm: None,
                 profile,
                 images: ImageArgs::default(),
+                versions: false,
             };
             match open(&args) {
                 Ok(_) => {
@@ -301,6 +302,7 @@ fn open(args: &WorkspaceArgs) -> Result<Workspace, String> {
     options.jail = args.jail == JailMode::Roots;
     options.agent = args.agent.clone();
     options.no_vision = args.no_vision;
+    options.versions = args.versions;
     options.arm = args.arm;
     options.images = args.images.limits();
     // One switch for every workspace this process opens (one per HTTP session): what a harness

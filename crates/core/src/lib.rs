@@ -85,6 +85,10 @@ pub struct Options {
     /// default 1,568 px on the long edge, 1,150,000 pixels and 3,932,160 bytes
     /// ([`ops::image::ImageLimits`]).
     pub images: ops::image::ImageLimits,
+    /// gg, coder, qwen, picoclaw, sgpt: version tokens on reads and writes and an
+    /// `expected_version` argument on every write and edit ([`surface::versioned`]). Native has
+    /// them always. By default `false`: the profiles' specified texts and schemas exactly.
+    pub versions: bool,
 }
 
 impl Options {
@@ -99,6 +103,7 @@ impl Options {
             arm: None,
             vision: vision::VisionSwitch::new(),
             images: ops::image::ImageLimits::default(),
+            versions: false,
         }
     }
 }

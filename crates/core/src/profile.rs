@@ -374,6 +374,12 @@ pub(crate) fn open(options: &Options) -> Result<Opened, OpenError> {
                 (access, Box::new(surface), warnings)
             }
         };
+    let profile = options.profile.profile();
+    let surface: Box<dyn Surface> = if options.versions && profile != Profile::Native {
+        Box::new(crate::surface::versioned::Versioned::new(surface, profile))
+    } else {
+        surface
+    };
     Ok(Opened {
         access,
         surface,

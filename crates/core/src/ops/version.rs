@@ -75,6 +75,29 @@ impl Versions {
     }
 }
 
+/// Whether an edit quoting `quote`, made against `then`, applies to `now` as it was meant: the
+/// quote has a single place in each (found at the same level of the matcher) and the text
+/// there is the same, so only other parts of the file changed. An empty quote never rebases.
+pub fn quote_rebases(then: &[u8], now: &[u8], quote: &str) -> bool {
+    if quote.is_empty() {
+        return false;
+    }
+    let at = |bytes: &[u8]| {
+        crate::text::matcher::find_corrected(bytes, quote, "")
+            .ok()
+            .flatten()
+    };
+    match (at(then), at(now)) {
+        (Some(a), Some(b)) => {
+            a.ranges.len() == 1
+                && b.ranges.len() == 1
+                && a.level == b.level
+                && then[a.ranges[0].clone()] == now[b.ranges[0].clone()]
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ pub mod native;
 pub mod picoclaw;
 pub mod qwen;
 pub mod sgpt;
+pub mod versioned;
 mod words;
 
 use serde_json::Value;

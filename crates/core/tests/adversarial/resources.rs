@@ -140,8 +140,8 @@ fn a_hundred_megabyte_single_line_is_bounded_for_every_profile() {
             let what = format!("{p:?} {tool} {args}");
             let t0 = Instant::now();
             // A hang detector, not a speed check: 200,000 entries on a loaded two-core runner
-        // took over 20 s once, so the bound leaves room for that.
-        let out = guarded(90, &what, move || ws.call(tool, args).unwrap());
+            // took over 20 s once, so the bound leaves room for that.
+            let out = guarded(90, &what, move || ws.call(tool, args).unwrap());
             let len = all_text(&out).len();
             assert!(t0.elapsed() < Duration::from_secs(10), "{what}: slow");
             assert!(len < 2 << 20, "{what}: {len} bytes of output");

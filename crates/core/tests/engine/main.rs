@@ -33,4 +33,5 @@ mod unified_props;
 mod update_fixtures;
 mod v4a_engine;
 mod v4a_fixtures;
+mod versions;
 mod wide_text;

@@ -23,6 +23,7 @@ use super::{Native, resolve, stale};
 use crate::access::Access;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::syntax_check;
+use crate::ops::version;
 use crate::surface::CallContext;
 use crate::surface::args::Args;
 use crate::text::matcher::{self, Level};
@@ -325,22 +326,9 @@ fn apply(bytes: &[u8], specs: &[Spec]) -> Result<(Vec<u8>, Vec<Done>)> {
 /// Whether every edit's quote has the same unique place in `then` as in `now`, up to where it
 /// lies: its region is unchanged, so the edits can apply to `now`.
 fn rebases(then: &[u8], now: &[u8], specs: &[Spec]) -> bool {
-    specs.iter().all(|spec| {
-        let at = |bytes: &[u8]| {
-            matcher::find_corrected(bytes, &spec.old, &spec.new)
-                .ok()
-                .flatten()
-        };
-        match (at(then), at(now)) {
-            (Some(a), Some(b)) => {
-                a.ranges.len() == 1
-                    && b.ranges.len() == 1
-                    && a.level == b.level
-                    && then[a.ranges[0].clone()] == now[b.ranges[0].clone()]
-            }
-            _ => false,
-        }
-    })
+    specs
+        .iter()
+        .all(|spec| version::quote_rebases(then, now, &spec.old))
 }
 
 pub(super) fn edit(
