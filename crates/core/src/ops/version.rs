@@ -75,6 +75,98 @@ impl Versions {
     }
 }
 
+/// The token of a window of lines: `w` and 12 hex digits of a hash of its first line's number
+/// and its bytes (whole lines as stored, endings included).
+pub fn of_window(first: usize, bytes: &[u8]) -> String {
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write_usize(first);
+    hasher.write(bytes);
+    format!("w{:012x}", hasher.finish() >> 16)
+}
+
+/// Whether `token` is spelled as a window token.
+pub fn is_window_token(token: &str) -> bool {
+    token.len() == 13 && token.starts_with('w') && token[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Lines `first..first + count` (1-based) of `bytes`, endings included; `None` when the text
+/// has fewer lines.
+pub fn lines_of(bytes: &[u8], first: usize, count: usize) -> Option<&[u8]> {
+    let mut starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    let start = starts.nth(first.checked_sub(1)?)?;
+    if start >= bytes.len() && count > 0 {
+        return None;
+    }
+    let end = match count {
+        0 => start,
+        n => match memchr::memchr_iter(b'\n', &bytes[start..]).nth(n - 1) {
+            Some(i) => start + i + 1,
+            // The last line may lack its ending; fewer lines than asked is no window.
+            None if memchr::memchr_iter(b'\n', &bytes[start..]).count() == n - 1 => bytes.len(),
+            None => return None,
+        },
+    };
+    Some(&bytes[start..end])
+}
+
+/// The most windows [`Windows`] remembers.
+const KEPT_WINDOWS: usize = 4096;
+
+/// The windows behind recent window tokens: where each starts, how many lines it has, and the
+/// version token its bytes are kept under in [`Versions`] (for the diff of a change).
+#[derive(Debug, Default)]
+pub struct Windows {
+    inner: Mutex<(HashMap<String, Window>, VecDeque<String>)>,
+}
+
+/// A window a read showed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Its first line, 1-based.
+    pub first: usize,
+    /// How many lines it has.
+    pub count: usize,
+    /// The version token of its bytes (their content kept in [`Versions`] when small enough).
+    pub bytes_version: String,
+}
+
+impl Windows {
+    /// Remembers the window of `count` lines from `first` holding `bytes` (content kept in
+    /// `versions`), and returns its token.
+    pub fn keep(&self, versions: &Versions, first: usize, count: usize, bytes: &[u8]) -> String {
+        let token = of_window(first, bytes);
+        let bytes_version = versions.keep(bytes);
+        let Ok(mut kept) = self.inner.lock() else {
+            return token;
+        };
+        let (map, order) = &mut *kept;
+        if map
+            .insert(
+                token.clone(),
+                Window {
+                    first,
+                    count,
+                    bytes_version,
+                },
+            )
+            .is_none()
+        {
+            order.push_back(token.clone());
+            while order.len() > KEPT_WINDOWS {
+                if let Some(old) = order.pop_front() {
+                    map.remove(&old);
+                }
+            }
+        }
+        token
+    }
+
+    /// The window behind `token`, when still remembered.
+    pub fn get(&self, token: &str) -> Option<Window> {
+        self.inner.lock().ok()?.0.get(token).cloned()
+    }
+}
+
 /// Whether an edit quoting `quote`, made against `then`, applies to `now` as it was meant: the
 /// quote has a single place in each (found at the same level of the matcher) and the text
 /// there is the same, so only other parts of the file changed. An empty quote never rebases.
@@ -101,6 +193,18 @@ pub fn quote_rebases(then: &[u8], now: &[u8], quote: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_of_takes_whole_lines_and_refuses_a_short_text() {
+        let text = b"a\nb\nc";
+        assert_eq!(lines_of(text, 1, 1), Some(&b"a\n"[..]));
+        assert_eq!(lines_of(text, 2, 2), Some(&b"b\nc"[..]));
+        assert_eq!(lines_of(text, 3, 1), Some(&b"c"[..]));
+        assert_eq!(lines_of(text, 3, 2), None);
+        assert_eq!(lines_of(text, 4, 1), None);
+        assert_eq!(lines_of(b"a\nb\n", 2, 1), Some(&b"b\n"[..]));
+        assert_eq!(lines_of(b"a\nb\n", 3, 1), None);
+    }
 
     #[test]
     fn tokens_follow_content_and_kept_content_is_bounded() {

@@ -177,3 +177,57 @@ fn an_image_that_cannot_be_decoded_to_be_scaled_down_is_described() {
         "{out}"
     );
 }
+
+/// The `w…` token of the window a read header shows.
+fn window_in(text: &str) -> String {
+    let header = text.lines().next().unwrap();
+    let at = header.find(" window w").expect("a window token") + " window ".len();
+    header[at..at + 13].to_string()
+}
+
+#[test]
+fn a_window_token_guards_an_edit_by_the_lines_read_alone() {
+    let nx = Nx::new();
+    let text: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    nx.write("a.txt", &text);
+    let out = nx.ok(
+        "read_file",
+        json!({"path": "a.txt", "offset": 20, "limit": 5}),
+    );
+    let window = window_in(&out);
+    // Another writer changes a line outside the window: the window's token still holds.
+    nx.write("a.txt", text.replace("line 3\n", "line three\n"));
+    nx.ok(
+        "edit",
+        json!({"path": "a.txt", "expected_version": window,
+               "edits": [{"old_text": "line 21\n", "new_text": "line twenty-one\n"}]}),
+    );
+    assert!(nx.text("a.txt").contains("line twenty-one\nline 22\n"));
+    // A change inside the window: stale, with what changed and the read that gives a new token.
+    let out = nx.ok(
+        "read_file",
+        json!({"path": "a.txt", "offset": 30, "limit": 3}),
+    );
+    let window = window_in(&out);
+    let before = nx.text("a.txt").replace("line 31\n", "line 31 changed\n");
+    nx.write("a.txt", &before);
+    let err = nx.err(
+        "edit",
+        json!({"path": "a.txt", "expected_version": window,
+               "edits": [{"old_text": "line 30\n", "new_text": "line thirty\n"}]}),
+    );
+    assert!(err.starts_with("stale:"), "{err}");
+    assert!(err.contains("lines 30-32 changed since window"), "{err}");
+    assert!(err.contains("+line 31 changed"), "{err}");
+    assert!(
+        err.contains(r#"read_file {"path": "a.txt", "offset": 30, "limit": 3}"#),
+        "{err}"
+    );
+    assert_eq!(nx.text("a.txt"), before);
+    // A whole read shows no window token.
+    let whole = nx.ok("read_file", json!({"path": "a.txt"}));
+    assert!(
+        !whole.lines().next().unwrap().contains(" window "),
+        "{whole}"
+    );
+}

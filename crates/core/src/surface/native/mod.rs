@@ -26,7 +26,7 @@ use crate::access::{Access, Resolved};
 use crate::config::native::NativeConfig;
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::ops::undo::Journal;
-use crate::ops::version::{self, Versions};
+use crate::ops::version::{self, Versions, Windows};
 
 /// The tools, in the order they are offered.
 pub const TOOLS: [&str; 12] = [
@@ -50,6 +50,8 @@ pub const TOOLS: [&str; 12] = [
 pub struct Native {
     config: NativeConfig,
     versions: Versions,
+    /// The windows behind recent window tokens (a read of part of a file).
+    windows: Windows,
     journal: Journal,
     /// The bounds an attached image is brought within.
     images: crate::ops::image::ImageLimits,
@@ -62,6 +64,7 @@ impl Native {
         Native {
             config,
             versions: Versions::default(),
+            windows: Windows::default(),
             journal,
             images: crate::ops::image::ImageLimits::default(),
         }
@@ -116,11 +119,15 @@ impl Native {
         let Some(expected) = expected else {
             return Ok(None);
         };
+        if version::is_window_token(expected) {
+            self.check_window(shown, expected, current)?;
+            return Ok(None);
+        }
         if !version::is_token(expected) {
             return Err(ToolError::invalid(format!(
-                "expected_version {expected:?} is not a version token (v and 12 hex digits, as \
-                 read_file shows them); pass the version of your last read of {shown}, or leave \
-                 it out"
+                "expected_version {expected:?} is not a version token (v or w and 12 hex digits, \
+                 as read_file shows them); pass the version of your last read of {shown}, or \
+                 leave it out"
             )));
         }
         let now = self.version(current);
@@ -139,6 +146,51 @@ impl Native {
                 ),
             )),
         }
+    }
+}
+
+impl Native {
+    /// Checks a window token: the lines the read showed must hold the same bytes now (the rest
+    /// of the file may have changed); else a `stale` error with what changed in them.
+    fn check_window(&self, shown: &str, expected: &str, current: &[u8]) -> Result<()> {
+        let Some(window) = self.windows.get(expected) else {
+            return Err(ToolError::new(
+                ErrorKind::Stale,
+                format!(
+                    "this session no longer holds window {expected} of {shown}, so it cannot \
+                     tell whether those lines changed; nothing was written. Read them again and \
+                     pass the new token."
+                ),
+            ));
+        };
+        let now = version::lines_of(current, window.first, window.count);
+        if now.is_some_and(|lines| version::of_window(window.first, lines) == expected) {
+            return Ok(());
+        }
+        let last = window.first + window.count.saturating_sub(1);
+        let what = match (self.versions.content(&window.bytes_version), now) {
+            (Some(then), Some(now)) => {
+                format!(
+                    " What changed in them:\n{}\n",
+                    crate::session::diff(&then, now)
+                )
+            }
+            _ => " The file no longer has that many lines.\n".to_string(),
+        };
+        Err(ToolError::new(
+            ErrorKind::Stale,
+            format!(
+                "{shown} lines {}-{last} changed since window {expected}; nothing was \
+                 written.{what}Read them again (read_file {{\"path\": \"{shown}\", \"offset\": {}, \
+                 \"limit\": {}}}) and redo the change with the token that read gives.",
+                window.first, window.first, window.count
+            ),
+        ))
+    }
+
+    /// The token of the window of `count` lines from `first` holding `bytes`.
+    fn window(&self, first: usize, count: usize, bytes: &[u8]) -> String {
+        self.windows.keep(&self.versions, first, count, bytes)
     }
 }
 

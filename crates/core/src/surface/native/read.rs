@@ -111,7 +111,21 @@ pub(super) fn read_file(
                 None if raced => " (changing while read: no version; read again for one)".into(),
                 None => " (over 8 MiB: no version)".to_string(),
             };
-            out.push_str(&format!("{shown}{version} {range}"));
+            // A part of a file, shown as stored and whole, gets a token of its own: an edit
+            // naming it needs only these lines unchanged (the way to guard an edit of a file
+            // too large for a version).
+            let window_token = if window.is_partial()
+                && window.first <= window.last
+                && window.cut.is_none()
+                && matches!(window.source, read::Source::Stored)
+            {
+                let count = usize::try_from(window.last - window.first + 1).unwrap_or(usize::MAX);
+                let first = usize::try_from(window.first).unwrap_or(usize::MAX);
+                format!(" window {}", native.window(first, count, &window.bytes))
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("{shown}{version} {range}{window_token}"));
             if let read::Source::Decoded { format, .. } = &window.source {
                 out.push_str(&format!(
                     " [decoded from {format}; edits write it back in {}]",

@@ -14,7 +14,8 @@ pub(super) fn description(tool: &str) -> &'static str {
     match tool {
         "read_file" => {
             "Read a text file: numbered lines (offset/limit window, 1-based), its version token \
-             (pass it as expected_version to edits), and the exact call that continues a cut \
+             (pass it as expected_version to edits; a part of a file also gets a window token, \
+             which needs only those lines unchanged), and the exact call that continues a cut \
              window. A large file read whole starts with its outline (definitions and headings \
              with their lines); outline: true returns only the outline. Images are attached."
         }
@@ -88,7 +89,7 @@ fn path(what: &str) -> Value {
 pub(super) fn schema(tool: &str) -> Value {
     let version = json!({
         "type": "string",
-        "description": "The version token of the file this change was made from (from read_file or a previous change); a mismatch is refused unless the edited region is unchanged."
+        "description": "The version token of the file this change was made from (v…, from read_file or a previous change); a mismatch is refused unless the edited region is unchanged. A window token (w…, from a read of part of a file) only needs those lines unchanged."
     });
     match tool {
         "read_file" => json!({
