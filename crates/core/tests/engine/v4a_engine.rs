@@ -245,3 +245,22 @@ fn the_full_cascade_places_what_the_strict_one_refuses_and_reports_each_level() 
         [(2, MatchLevel::Indentation), (4, MatchLevel::Punctuation)]
     );
 }
+
+#[test]
+fn a_hunk_found_ignoring_indentation_whose_new_line_cannot_be_reindented_is_refused() {
+    // The new line puts a space before a tab: no indentation level can be read from it.
+    let parsed = v4a::parse("@@\n if a:\n-    b()\n+ \tc()\n").unwrap();
+    let Section::Update { hunks, .. } = &parsed.sections[0] else {
+        panic!()
+    };
+    let err = v4a::apply_in(b"\tif a:\n\t\tb()\n", hunks, Cascade::Full).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidArgument, "{}", err.message);
+    assert!(
+        err.message.contains(
+            "matched the file's lines 1-2 only ignoring indentation, and its new-side line 2 \
+             cannot be re-indented"
+        ),
+        "{}",
+        err.message
+    );
+}

@@ -75,6 +75,54 @@ pub(crate) fn splice(file: &[&[u8]], edits: &[Edit<'_>], eol: &[u8]) -> Vec<u8> 
 
 use crate::text::lines::{self, Line};
 
+/// `lines`, a hunk's, with its added lines re-indented from the indentation of its old lines
+/// (context and removed) to that of the file's lines they matched at `start`, ignoring
+/// indentation ([`matcher::reindent_lines`]); each line keeps its ending. `name` names the hunk
+/// and `format` the text to send again (`patch`, `diff`) in the error of a line that cannot be
+/// re-indented.
+pub(crate) fn reindented(
+    lines: &[HunkLine],
+    file: &[&[u8]],
+    start: usize,
+    name: &str,
+    format: &str,
+) -> Result<Vec<HunkLine>, crate::error::ToolError> {
+    use crate::text::matcher;
+    let old: Vec<&[u8]> = lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Added)
+        .map(|l| l.text.as_bytes())
+        .collect();
+    let new: Vec<&[u8]> = lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Removed)
+        .map(|l| lines::strip_ending(l.text.as_bytes()))
+        .collect();
+    let region = &file[start..start + old.len()];
+    let mut moved = matcher::reindent_lines(&new, &old, region, file)
+        .map_err(|u| {
+            crate::error::ToolError::invalid(format!(
+                "{name} matched the file's {} only ignoring indentation, and its {} line {} \
+                 cannot be re-indented to the file's: {}. Quote the file's indentation exactly \
+                 and send the {format} again. Nothing was written.",
+                span(start, start + old.len()),
+                if u.in_quote { "old" } else { "new-side" },
+                u.line,
+                u.reason
+            ))
+        })?
+        .into_iter();
+    let mut out = lines.to_vec();
+    for line in out.iter_mut().filter(|l| l.kind != LineKind::Removed) {
+        let text = moved.next().unwrap_or_default();
+        if line.kind == LineKind::Added {
+            let ending = &line.text[lines::strip_ending(line.text.as_bytes()).len()..];
+            line.text = String::from_utf8_lossy(&text).into_owned() + ending;
+        }
+    }
+    Ok(out)
+}
+
 /// How a hunk was found, for an error, when a correction found it: " (ignoring indentation)";
 /// nothing at the exact levels.
 pub(crate) fn loosely(level: crate::text::matcher::Level) -> &'static str {

@@ -539,9 +539,8 @@ pub fn apply_in(
     })
 }
 
-/// The index after the last old line a hunk anchored at `start` changes (the next hunk is
-/// searched from there).
-fn change_end(hunk: &Hunk, start: usize) -> usize {
+/// The hunk lines from its first change to its last (`first..last`, indices into its lines).
+fn changed_span(hunk: &Hunk) -> (usize, usize) {
     let first = hunk
         .lines
         .iter()
@@ -552,6 +551,13 @@ fn change_end(hunk: &Hunk, start: usize) -> usize {
         .iter()
         .rposition(|l| l.kind != LineKind::Context)
         .map_or(first, |p| p + 1);
+    (first, last)
+}
+
+/// The index after the last old line a hunk anchored at `start` changes (the next hunk is
+/// searched from there).
+fn change_end(hunk: &Hunk, start: usize) -> usize {
+    let (first, last) = changed_span(hunk);
     start
         + first
         + hunk.lines[first..last]
@@ -569,16 +575,7 @@ fn build_edit<'a>(
     level: Level,
     eol: &'a [u8],
 ) -> Edit<'a> {
-    let first = hunk
-        .lines
-        .iter()
-        .position(|l| l.kind != LineKind::Context)
-        .unwrap_or(hunk.lines.len());
-    let last = hunk
-        .lines
-        .iter()
-        .rposition(|l| l.kind != LineKind::Context)
-        .map_or(first, |p| p + 1);
+    let (first, last) = changed_span(hunk);
     let mut at = start + first;
     let edit_start = at;
     let mut pieces = Vec::new();
@@ -654,43 +651,12 @@ impl At<'_> {
         }
     }
 
-    /// The hunk with its added lines re-indented from its old lines' indentation to that of
-    /// the file's lines they matched at `start` (ignoring indentation); each keeps its ending.
+    /// The hunk with its added lines re-indented to the file's lines it matched at `start`.
     fn reindented(&self, file: &[&[u8]], start: usize) -> Result<Hunk, ToolError> {
-        let old: Vec<&[u8]> = self.hunk.old_lines().map(|l| l.text.as_bytes()).collect();
-        let new: Vec<&[u8]> = self
-            .hunk
-            .new_lines()
-            .map(|l| lines::strip_ending(l.text.as_bytes()))
-            .collect();
-        let region = &file[start..start + old.len()];
-        let mut moved = matcher::reindent_lines(&new, &old, region, file)
-            .map_err(|u| {
-                ToolError::invalid(format!(
-                    "{} matched the file's lines {} only ignoring indentation, and its {} line \
-                     {} cannot be re-indented to the file's: {}. Quote the file's indentation \
-                     exactly and send the diff again. Nothing was written.",
-                    self.name(),
-                    span(start, start + old.len()),
-                    if u.in_quote { "old" } else { "new-side" },
-                    u.line,
-                    u.reason
-                ))
-            })?
-            .into_iter();
-        let mut hunk = self.hunk.clone();
-        for line in hunk
-            .lines
-            .iter_mut()
-            .filter(|l| l.kind != LineKind::Removed)
-        {
-            let text = moved.next().unwrap_or_default();
-            if line.kind == LineKind::Added {
-                let ending = &line.text[lines::strip_ending(line.text.as_bytes()).len()..];
-                line.text = String::from_utf8_lossy(&text).into_owned() + ending;
-            }
-        }
-        Ok(hunk)
+        Ok(Hunk {
+            lines: super::reindented(&self.hunk.lines, file, start, &self.name(), "diff")?,
+            ..self.hunk.clone()
+        })
     }
 
     /// "hunk 2 of 3 (`@@ ... @@`, diff line 14)".

@@ -848,38 +848,12 @@ impl At<'_> {
         ))
     }
 
-    /// The hunk with its added lines re-indented from its old lines' indentation to that of
-    /// the file's lines they matched at `start` (ignoring indentation).
+    /// The hunk with its added lines re-indented to the file's lines it matched at `start`.
     fn reindented(&self, file: &[&[u8]], start: usize) -> Result<Hunk, ToolError> {
-        let old: Vec<&[u8]> = self.hunk.old_lines().map(|l| l.text.as_bytes()).collect();
-        let new: Vec<&[u8]> = self.hunk.new_lines().map(|l| l.text.as_bytes()).collect();
-        let region = &file[start..start + old.len()];
-        let mut moved = matcher::reindent_lines(&new, &old, region, file)
-            .map_err(|u| {
-                ToolError::invalid(format!(
-                    "{} matched the file's lines {} only ignoring indentation, and its {} line \
-                     {} cannot be re-indented to the file's: {}. Quote the file's indentation \
-                     exactly and send the patch again. Nothing was written.",
-                    self.name(),
-                    span(start, start + old.len()),
-                    if u.in_quote { "old" } else { "new-side" },
-                    u.line,
-                    u.reason
-                ))
-            })?
-            .into_iter();
-        let mut hunk = self.hunk.clone();
-        for line in hunk
-            .lines
-            .iter_mut()
-            .filter(|l| l.kind != LineKind::Removed)
-        {
-            let text = moved.next().unwrap_or_default();
-            if line.kind == LineKind::Added {
-                line.text = String::from_utf8_lossy(&text).into_owned();
-            }
-        }
-        Ok(hunk)
+        Ok(Hunk {
+            lines: super::reindented(&self.hunk.lines, file, start, &self.name(), "patch")?,
+            ..self.hunk.clone()
+        })
     }
 
     /// "hunk 2 of 3 (`@@ def f`, patch line 14)".
