@@ -400,6 +400,12 @@ impl Surface for Versioned {
 
     fn prompt(&self) -> String {
         let mut text = self.inner.prompt();
+        // Only where a tool the versions concern is offered (not gg's code arm, not an agent
+        // without them).
+        let offered = self.inner.tools();
+        if !offered.iter().any(|t| self.spot(t.name).is_some()) {
+            return text;
+        }
         text.push_str(
             "\n\nVersions: reads and writes end with `version: PATH vXXXXXXXXXXXX`. Pass it as \
              expected_version to the next write or edit of that file: if the file changed \
