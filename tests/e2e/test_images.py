@@ -103,7 +103,16 @@ async def test_image_of_exactly_8_mib_is_attached(ws):
     data = imagegen.png(20, 10, pad_to=MIB8)
     assert len(data) == MIB8
     make(ws, {"edge.png": data})
+    # Over the default byte bound (3,932,160 bytes, --image-max-bytes): still attached, encoded
+    # again within it, and its line says so.
     async with serve(ws) as c:
+        r = await c.call("read_file", {"path": "edge.png"})
+        assert len(r.images) == 1
+        shown = base64.b64decode(r.images[0].data)
+        assert shown.startswith(b"\x89PNG") and len(shown) < 3_932_160
+        assert "over the image byte limit" in r.text, r.text
+    # With the bound at 8 MiB, the file travels as it is.
+    async with serve(ws, extra=["--image-max-bytes", str(MIB8)]) as c:
         r = await c.call("read_file", {"path": "edge.png"})
         assert len(r.images) == 1
         assert base64.b64decode(r.images[0].data) == data
