@@ -168,14 +168,16 @@ impl Native {
             return Ok(());
         }
         let last = window.first + window.count.saturating_sub(1);
-        let what = match (self.versions.content(&window.bytes_version), now) {
-            (Some(then), Some(now)) => {
+        let what = match (now, self.versions.content(&window.bytes_version)) {
+            (None, _) => " The file no longer has that many lines.\n".to_string(),
+            (Some(now), Some(then)) => {
                 format!(
                     " What changed in them:\n{}\n",
                     crate::session::diff(&then, now)
                 )
             }
-            _ => " The file no longer has that many lines.\n".to_string(),
+            // Their earlier bytes were dropped from what the session keeps: no diff to show.
+            (Some(_), None) => " ".to_string(),
         };
         Err(ToolError::new(
             ErrorKind::Stale,
