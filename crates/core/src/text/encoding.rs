@@ -67,9 +67,7 @@
 //! [`Utf8Check`] validates UTF-8 a buffer at a time, for callers that stream a file.
 
 use std::borrow::Cow;
-use std::collections::hash_map::DefaultHasher;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
@@ -457,14 +455,45 @@ pub fn rewrite(original: &[u8], decoded: &Decoded, new_text: &str) -> Result<Vec
     let Some(spans) = &origin.spans else {
         return rewrite_whole(original, decoded, new_text);
     };
-    let old = split_text(&decoded.text, cr);
-    if old.len() != spans.len() {
+    let old_lines = text_lines(&decoded.text, cr).count();
+    if old_lines != spans.len() {
         return Err(ToolError::invalid(format!(
-            "internal error: the decoded text has {} lines but its bytes {}; decode the file again",
-            old.len(),
+            "internal error: the decoded text has {old_lines} lines but its bytes {}; decode the \
+             file again",
             spans.len()
         )));
     }
+    let dominant = encode_ending(encoding, format.line_ending);
+    // Every line of a file whose lines all read back as their bytes and all end alike is
+    // written as the encoding of its text whichever old line it is paired with: the lines
+    // diff below would choose the same bytes, so the whole new text is encoded at once.
+    if decoded.lossless
+        && !decoded.malformed
+        && spans
+            .iter()
+            .all(|s| !s.ended() || original[s.content_end..s.end] == dominant[..])
+    {
+        let out = encode(new_text, &format)?;
+        verify(&out, &format, origin.body_start, new_text)?;
+        return Ok(out);
+    }
+    rewrite_by_diff(original, decoded, new_text, spans, dominant)
+}
+
+/// [`rewrite`] by a diff of the old and new lines: a line present in both keeps its bytes and
+/// ending, a changed line takes the ending of the old line at its place.
+fn rewrite_by_diff(
+    original: &[u8],
+    decoded: &Decoded,
+    new_text: &str,
+    spans: &[Span],
+    dominant: Vec<u8>,
+) -> Result<Vec<u8>, ToolError> {
+    let origin = &decoded.origin;
+    let format = origin.format;
+    let encoding = format.encoding;
+    let cr = format.line_ending == LineEnding::Cr;
+    let old = split_text(&decoded.text, cr);
     let new = split_text(new_text, cr);
     let old_keys: Vec<&str> = old.iter().map(|l| l.content).collect();
     let new_keys: Vec<&str> = new.iter().map(|l| l.content).collect();
@@ -476,7 +505,6 @@ pub fn rewrite(original: &[u8], decoded: &Decoded, new_text: &str) -> Result<Vec
         Some(deadline),
     );
 
-    let dominant = encode_ending(encoding, format.line_ending);
     let mut out = Vec::with_capacity(original.len() + new_text.len() / 8);
     out.extend_from_slice(&original[..origin.body_start]);
     let mut unmappable = Vec::new();
@@ -986,6 +1014,10 @@ fn scan(bytes: &[u8], from: usize, unit: Unit, cr_is_ending: bool) -> Scan {
         counts: [0; 3],
         first: [usize::MAX; 3],
     };
+    if unit == Unit::Byte {
+        scan_bytes(bytes, from, cr_is_ending, &mut scan);
+        return scan;
+    }
     let mut start = from;
     let mut i = from;
     while let Some(u) = unit.at(bytes, i) {
@@ -1023,6 +1055,43 @@ fn scan(bytes: &[u8], from: usize, unit: Unit, cr_is_ending: bool) -> Scan {
     scan
 }
 
+/// [`scan`] for single-byte units, jumping from one `\n` or `\r` to the next.
+fn scan_bytes(bytes: &[u8], from: usize, cr_is_ending: bool, scan: &mut Scan) {
+    let mut start = from;
+    let body = &bytes[from.min(bytes.len())..];
+    for hit in memchr::memchr2_iter(b'\n', b'\r', body) {
+        let i = from + hit;
+        if bytes[i] == b'\n' {
+            let mut content_end = i;
+            while content_end > start && bytes[content_end - 1] == b'\r' {
+                content_end -= 1;
+            }
+            scan.note(usize::from(content_end < i), content_end);
+            scan.spans.push(Span {
+                start,
+                content_end,
+                end: i + 1,
+            });
+            start = i + 1;
+        } else if cr_is_ending && bytes.get(i + 1) != Some(&b'\n') {
+            scan.note(2, i);
+            scan.spans.push(Span {
+                start,
+                content_end: i,
+                end: i + 1,
+            });
+            start = i + 1;
+        }
+    }
+    if start < bytes.len() {
+        scan.spans.push(Span {
+            start,
+            content_end: bytes.len(),
+            end: bytes.len(),
+        });
+    }
+}
+
 /// The lines of `bytes[from..]` and the dominant ending.
 fn split_lines(bytes: &[u8], from: usize, unit: Unit) -> (Vec<Span>, LineEnding) {
     let first = scan(bytes, from, unit, true);
@@ -1043,35 +1112,53 @@ struct TextLine<'a> {
 
 /// Splits text by the same rule as [`scan`].
 fn split_text(text: &str, cr_is_ending: bool) -> Vec<TextLine<'_>> {
+    text_lines(text, cr_is_ending).collect()
+}
+
+/// The lines of `text`, one by one, by the same rule as [`scan`].
+fn text_lines(text: &str, cr_is_ending: bool) -> impl Iterator<Item = TextLine<'_>> {
     let b = text.as_bytes();
-    let mut lines = Vec::new();
+    let mut hits = memchr::memchr2_iter(b'\n', b'\r', b);
     let mut start = 0;
-    for i in memchr::memchr2_iter(b'\n', b'\r', b) {
-        if b[i] == b'\n' {
-            let mut end = i;
-            while end > start && b[end - 1] == b'\r' {
-                end -= 1;
+    std::iter::from_fn(move || {
+        for i in hits.by_ref() {
+            if b[i] == b'\n' {
+                let mut end = i;
+                while end > start && b[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                let line = TextLine {
+                    content: &text[start..end],
+                    ended: true,
+                };
+                start = i + 1;
+                return Some(line);
+            } else if cr_is_ending && b.get(i + 1) != Some(&b'\n') {
+                let line = TextLine {
+                    content: &text[start..i],
+                    ended: true,
+                };
+                start = i + 1;
+                return Some(line);
             }
-            lines.push(TextLine {
-                content: &text[start..end],
-                ended: true,
-            });
-            start = i + 1;
-        } else if cr_is_ending && b.get(i + 1) != Some(&b'\n') {
-            lines.push(TextLine {
-                content: &text[start..i],
-                ended: true,
-            });
-            start = i + 1;
         }
-    }
-    if start < b.len() {
-        lines.push(TextLine {
-            content: &text[start..],
-            ended: false,
-        });
-    }
-    lines
+        if start < b.len() {
+            let line = TextLine {
+                content: &text[start..],
+                ended: false,
+            };
+            start = b.len();
+            return Some(line);
+        }
+        None
+    })
+}
+
+/// Whether `a` and `b` are the same text once every line ending is written `\n`.
+fn same_lines(a: &str, b: &str, cr_is_ending: bool) -> bool {
+    text_lines(a, cr_is_ending)
+        .map(|l| (l.content, l.ended))
+        .eq(text_lines(b, cr_is_ending).map(|l| (l.content, l.ended)))
 }
 
 /// `text` with every line ending `\n`.
@@ -1086,10 +1173,40 @@ fn normalize(text: &str, cr_is_ending: bool) -> String {
     out
 }
 
+/// A fingerprint of `text`, to tell a [`Decoded`] whose text was changed after decoding. Not
+/// a defence against anyone: four multiply-xor lanes over 8-byte words, so it costs a small
+/// part of decoding.
 fn text_hash(text: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+    const K: [u64; 4] = [
+        0x9E37_79B9_7F4A_7C15,
+        0xC2B2_AE3D_27D4_EB4F,
+        0x1656_67B1_9E37_79F9,
+        0x85EB_CA77_C2B2_AE63,
+    ];
+    let bytes = text.as_bytes();
+    let mut lanes = K;
+    let mut blocks = bytes.chunks_exact(32);
+    for block in blocks.by_ref() {
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&block[i * 8..i * 8 + 8]);
+            *lane = (*lane ^ u64::from_le_bytes(word))
+                .wrapping_mul(K[i] | 1)
+                .rotate_left(29);
+        }
+    }
+    let mut tail = [0u8; 32];
+    let rest = blocks.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    let mut h = bytes.len() as u64 ^ K[0];
+    for (i, lane) in lanes.iter().enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&tail[i * 8..i * 8 + 8]);
+        h = (h ^ lane.rotate_left(7 * i as u32) ^ u64::from_le_bytes(word))
+            .wrapping_mul(K[(i + 1) % 4] | 1);
+        h ^= h >> 32;
+    }
+    h
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1098,6 +1215,46 @@ fn text_hash(text: &str) -> u64 {
 fn decode_known(bytes: &[u8], encoding: Enc, bom: bool) -> Decoded {
     let body_start = if bom { encoding.bom().len() } else { 0 };
     let (spans, line_ending) = split_lines(bytes, body_start, encoding.unit());
+    let cr = line_ending == LineEnding::Cr;
+    // Valid UTF-8 decodes to itself, line by line as whole: its text is its body with every
+    // ending written `\n`, lossless, and its lines can be written back one by one.
+    if encoding == Enc::Utf8
+        && let Ok(body) = std::str::from_utf8(&bytes[body_start..])
+    {
+        let text = normalize(body, cr);
+        let format = TextFormat {
+            encoding,
+            bom,
+            line_ending,
+            final_newline: spans.last().is_some_and(|s| s.ended()),
+        };
+        return Decoded {
+            origin: Origin {
+                format,
+                body_start,
+                len: bytes.len(),
+                text_hash: text_hash(&text),
+                spans: Some(spans),
+            },
+            text,
+            format,
+            lossless: true,
+            malformed: false,
+        };
+    }
+    decode_by_lines(bytes, encoding, bom, spans, line_ending)
+}
+
+/// [`decode_known`] for any encoding: each line decoded on its own, then checked against the
+/// whole decoded at once.
+fn decode_by_lines(
+    bytes: &[u8],
+    encoding: Enc,
+    bom: bool,
+    spans: Vec<Span>,
+    line_ending: LineEnding,
+) -> Decoded {
+    let body_start = if bom { encoding.bom().len() } else { 0 };
     let cr = line_ending == LineEnding::Cr;
     let mut text = String::with_capacity(bytes.len());
     let mut malformed = false;
@@ -1251,7 +1408,7 @@ fn verify(
 ) -> Result<(), ToolError> {
     let cr = format.line_ending == LineEnding::Cr;
     let (read_back, _) = format.encoding.decode_raw(&out[body_start..]);
-    if normalize(&read_back, cr) == normalize(new_text, cr) {
+    if same_lines(&read_back, new_text, cr) {
         Ok(())
     } else {
         Err(ToolError::invalid(format!(
@@ -1320,6 +1477,130 @@ mod tests {
     fn gbk_sample() -> Vec<u8> {
         let text = "这是一个用于测试编码检测的中文文本文件。\n我们希望它被识别为简体中文的编码。\n";
         encoding_rs::GBK.encode(text).0.into_owned()
+    }
+
+    #[test]
+    fn valid_utf8_decodes_as_the_line_by_line_path_does() {
+        let samples: [&[u8]; 12] = [
+            b"",
+            b"a",
+            b"a\nb\n",
+            b"a\r\nb\r\nc",
+            b"a\rb\rc\r\nd\n",
+            b"\r\r\n\r\n\n\r",
+            b"one\r\r\ntwo\rthree",
+            b"\xEF\xBB\xBFbom\r\nline\n",
+            "caf\u{e9}\n\u{2014}dash\r\n\u{1F600}".as_bytes(),
+            b"x\n\n\n",
+            b"\rlead\nlf\nlf\r",
+            b"\xEF\xBB\xBF",
+        ];
+        for bytes in samples {
+            for bom in [false, true] {
+                if bom && !bytes.starts_with(Enc::Utf8.bom()) {
+                    continue;
+                }
+                let fast = decode_known(bytes, Enc::Utf8, bom);
+                let body_start = if bom { 3 } else { 0 };
+                let (spans, ending) = split_lines(bytes, body_start, Unit::Byte);
+                let slow = decode_by_lines(bytes, Enc::Utf8, bom, spans, ending);
+                assert_eq!(fast.text, slow.text, "{bytes:?}");
+                assert_eq!(fast.format, slow.format, "{bytes:?}");
+                assert_eq!(fast.origin.spans, slow.origin.spans, "{bytes:?}");
+                assert_eq!(fast.origin.text_hash, slow.origin.text_hash, "{bytes:?}");
+                assert_eq!(
+                    (fast.lossless, fast.malformed),
+                    (slow.lossless, slow.malformed)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_whose_lines_end_alike_is_rewritten_as_the_line_diff_writes_it() {
+        let files: [(&[u8], Enc); 7] = [
+            (b"a\nb\nc\n", Enc::Utf8),
+            (b"\xEF\xBB\xBFa\r\nb\r\nlast", Enc::Utf8),
+            (b"one\rtwo\rthree\r", Enc::Utf8),
+            (
+                b"caf\xE9\r\nna\xEFve\r\n",
+                Enc::Legacy(encoding_rs::WINDOWS_1252),
+            ),
+            (
+                &[0xFF, 0xFE, b'x', 0, b'\n', 0, b'y', 0, b'\n', 0],
+                Enc::Utf16Le,
+            ),
+            (b"lone\rcr inside\nsecond\n", Enc::Utf8),
+            (b"", Enc::Utf8),
+        ];
+        let texts = [
+            "",
+            "a\n",
+            "a\nb\nc\n",
+            "b\nc\na\nnew\n",
+            "x\ny\nz",
+            "caf\u{e9}\nchanged\nna\u{ef}ve\n",
+            "lone\rcr inside\nsecond\nthird",
+            "\n\n\n",
+        ];
+        for (bytes, enc) in files {
+            let decoded = decode_as(bytes, enc);
+            let spans = decoded.origin.spans.clone().expect("decoded line by line");
+            let dominant = encode_ending(enc.canon(), decoded.format.line_ending);
+            for text in texts {
+                let whole = rewrite(bytes, &decoded, text);
+                let by_diff = rewrite_by_diff(bytes, &decoded, text, &spans, dominant.clone());
+                assert_eq!(whole, by_diff, "{bytes:?} as {enc} to {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_decoded_text_changed_after_decoding_is_refused() {
+        let bytes = "alpha\r\nbeta\r\n".repeat(20).into_bytes();
+        let mut decoded = decode(&bytes, None);
+        decoded.text.replace_range(40..41, "X");
+        let err = rewrite(&bytes, &decoded, "new\n").expect_err("a changed decoded text");
+        assert!(err.message.contains("does not belong"), "{}", err.message);
+        let mut decoded = decode(&bytes, None);
+        decoded.text.push('\n');
+        assert!(rewrite(&bytes, &decoded, "new\n").is_err());
+    }
+
+    #[test]
+    fn byte_lines_are_found_as_the_unit_scan_finds_them() {
+        let samples: [&[u8]; 6] = [
+            b"a\r\nb\rc\n",
+            b"\r\r\n\r\n\n\r",
+            b"no ending",
+            b"\n",
+            b"x\r\r\ry\n\rz",
+            b"",
+        ];
+        for bytes in samples {
+            for cr in [false, true] {
+                for from in 0..=bytes.len().min(2) {
+                    let fast = scan(bytes, from, Unit::Byte, cr);
+                    // UTF-32 units holding the same characters, one per byte.
+                    let wide: Vec<u8> = bytes
+                        .iter()
+                        .flat_map(|&b| u32::from(b).to_le_bytes())
+                        .collect();
+                    let slow = scan(&wide, from * 4, Unit::Le32, cr);
+                    let narrowed: Vec<Span> = slow
+                        .spans
+                        .iter()
+                        .map(|s| Span {
+                            start: s.start / 4,
+                            content_end: s.content_end / 4,
+                            end: s.end / 4,
+                        })
+                        .collect();
+                    assert_eq!(fast.spans, narrowed, "{bytes:?} cr={cr} from={from}");
+                    assert_eq!(fast.counts, slow.counts, "{bytes:?} cr={cr} from={from}");
+                }
+            }
+        }
     }
 
     #[test]
