@@ -165,6 +165,55 @@ fn list_directory_honours_and_counts_ignore_files() {
 }
 
 #[test]
+fn list_directory_of_a_subfolder_applies_the_ignore_files_above_and_in_it() {
+    let fx = Qx::new();
+    // Anchored, folder-only and negated rules of the root, a rule of the subfolder's own file,
+    // and a .qwenignore path rule: each is asked of the subfolder's entries as a walk asks it.
+    fx.write(
+        ".gitignore",
+        "/src/gen.rs
+out/
+*.tmp
+!keep.tmp
+",
+    );
+    fx.write(
+        "src/.gitignore",
+        "local.txt
+",
+    );
+    fx.write(
+        ".qwenignore",
+        "src/private.rs
+",
+    );
+    for f in [
+        "src/gen.rs",
+        "src/out/o",
+        "src/x.tmp",
+        "src/keep.tmp",
+        "src/local.txt",
+        "src/private.rs",
+        "src/lib.rs",
+        "src/sub/gen.rs",
+        ".git/HEAD",
+    ] {
+        fx.write(f, "x");
+    }
+    let dir = fx.abs("src");
+    assert_eq!(
+        fx.ok("list_directory", json!({"path": dir})),
+        format!(
+            "Directory listing for {dir}:\n[DIR] sub\n.gitignore\nkeep.tmp\nlib.rs\n\n(4 git-ignored, 1 qwen-ignored)"
+        )
+    );
+    assert_eq!(
+        fx.ok("list_directory", json!({"path": fx.abs("src/sub")})),
+        format!("Directory listing for {}:\ngen.rs", fx.abs("src/sub"))
+    );
+}
+
+#[test]
 fn list_directory_failures() {
     let fx = Qx::new();
     fx.write("f.txt", "x");

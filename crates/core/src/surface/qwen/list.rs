@@ -3,16 +3,13 @@
 //! the configured ignore files and the call's own glob patterns exclude. A listing shows at most
 //! [`MAX_LISTED`] entries and says how many more there are.
 
-use std::collections::HashSet;
-use std::ffi::OsString;
-
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
 use super::args::Args;
 use super::{Outcome, Qwen, resolve};
+use crate::access::ignore::EntryRule;
 use crate::access::ignore::IgnoreFiles;
-use crate::access::walk::{Entry, Passed, Step, WalkOptions, WalkRule};
 use crate::access::{Access, EntryKind};
 use crate::surface::ToolOutput;
 
@@ -47,74 +44,62 @@ pub(super) fn list_directory(qwen: &Qwen, access: &Access, args: Value) -> Outco
         return Ok(ToolOutput::text(format!("Directory {raw} is empty.")));
     }
 
-    // The entries each rule keeps: a one-level walk under that rule alone, the folder opened
-    // beneath the root as the listing was (non-accessible entries are kept here and left out
-    // below, uncounted).
+    // Each rule asked of every entry, as a one-level walk under that rule alone asks it (the
+    // folder's listing is read once, here, and not again per rule; non-accessible entries are
+    // kept here and left out below, uncounted).
     let skips = std::sync::Arc::new(crate::access::walkdir::Skips::default());
-    let kept_by = |files: &IgnoreFiles| -> HashSet<OsString> {
-        let options = WalkOptions {
-            max_depth: Some(0),
-            entries: true,
-            ..WalkOptions::new(WalkRule::Ignore(files.clone()))
-        };
-        let Ok(walk) = access.walk(&target.path, options, &skips) else {
-            return HashSet::new();
-        };
-        walk.filter_map(|step| match step {
-            Step::Entry(Entry { path, .. }) | Step::Passed(Passed::NonAccessible(path)) => {
-                path.file_name().map(OsString::from)
-            }
-            _ => None,
-        })
-        .collect()
-    };
-    let git_kept = respect_git.then(|| {
-        kept_by(&IgnoreFiles {
-            git: true,
-            keep_artifacts: true,
-            ..IgnoreFiles::default()
-        })
+    let mut git_rule = respect_git.then(|| {
+        access.entry_rule(
+            &target.path,
+            &IgnoreFiles {
+                git: true,
+                keep_artifacts: true,
+                ..IgnoreFiles::default()
+            },
+            &skips,
+        )
     });
     let qwen_files = qwen.config.qwen_ignore_files();
-    let qwen_kept = (!qwen_files.is_empty()).then(|| {
-        kept_by(&IgnoreFiles {
-            anchored: qwen_files,
-            keep_artifacts: true,
-            ..IgnoreFiles::default()
-        })
+    let mut qwen_rule = (!qwen_files.is_empty()).then(|| {
+        access.entry_rule(
+            &target.path,
+            &IgnoreFiles {
+                anchored: qwen_files,
+                keep_artifacts: true,
+                ..IgnoreFiles::default()
+            },
+            &skips,
+        )
     });
+    let excluded = |rule: &mut Option<EntryRule>, path: &std::path::Path, is_dir: bool| {
+        rule.as_mut()
+            .is_some_and(|rule| rule.excludes(path, is_dir))
+    };
 
     let (mut git_ignored, mut qwen_ignored) = (0, 0);
     let mut shown: Vec<(bool, String)> = Vec::new();
     for entry in entries {
+        let path = target.path.join(&entry.name);
+        let listed_dir = entry.kind == EntryKind::Dir;
         // Walks never enter .git: it is git's, ignored exactly when .gitignore is respected.
         let is_git_dir = entry.name == ".git";
-        if git_kept
-            .as_ref()
-            .is_some_and(|kept| is_git_dir || !kept.contains(&entry.name))
-        {
+        if git_rule.is_some() && (is_git_dir || excluded(&mut git_rule, &path, listed_dir)) {
             git_ignored += 1;
             continue;
         }
-        if !is_git_dir
-            && qwen_kept
-                .as_ref()
-                .is_some_and(|kept| !kept.contains(&entry.name))
-        {
+        if !is_git_dir && excluded(&mut qwen_rule, &path, listed_dir) {
             qwen_ignored += 1;
             continue;
         }
         let name = entry.name.to_string_lossy().into_owned();
-        if ignore.is_match(&name) || access.is_secret_path(&target.path.join(&entry.name)) {
+        if ignore.is_match(&name) || access.is_secret_path(&path) {
             continue;
         }
         let is_dir = match entry.kind {
             EntryKind::Dir => true,
             // A link is listed as what it leads to, as Qwen Code's stat does.
             EntryKind::Symlink { .. } => access
-                .resolve(&crate::text::names::show_path(
-                    &target.path.join(&entry.name),
-                ))
+                .resolve(&crate::text::names::show_path(&path))
                 .ok()
                 .and_then(|r| access.metadata(&r).ok())
                 .is_some_and(|m| m.is_dir),
