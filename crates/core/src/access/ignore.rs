@@ -274,6 +274,9 @@ pub struct IgnoreFiles {
     pub keep_artifacts: bool,
     /// `.gitignore` files (nested, negations included) and `.git/info/exclude`.
     pub git: bool,
+    /// Those git files count only inside a git repository: in a folder holding `.git` or below
+    /// one (ripgrep's default, `--no-require-git` off). By default they count everywhere.
+    pub require_git: bool,
     /// ripgrep's `.ignore` files.
     pub dot_ignore: bool,
     /// Further ignore-file names, read in every directory as `.gitignore` is. Later names take
@@ -305,6 +308,8 @@ impl IgnoreFiles {
             custom: self.names.clone(),
             dot_ignore: self.dot_ignore,
             git: self.git,
+            require_git: self.require_git,
+            in_repo: false,
         }
     }
 }
@@ -318,7 +323,7 @@ fn builder_with(root: &Path, parents: bool, files: &IgnoreFiles) -> WalkBuilder 
         .git_ignore(files.git)
         .git_exclude(files.git)
         .git_global(false)
-        .require_git(false)
+        .require_git(files.require_git)
         .follow_links(false);
     for name in &files.names {
         builder.add_custom_ignore_filename(name);
@@ -421,7 +426,11 @@ impl Access {
             } else {
                 Some(root.to_path_buf())
             };
-            rule.jailed = JailRules::new(jail, files.kinds(), from, Some(Arc::clone(skips)));
+            let kinds = Kinds {
+                in_repo: files.require_git && in_repository(root),
+                ..files.kinds()
+            };
+            rule.jailed = JailRules::new(jail, kinds, from, Some(Arc::clone(skips)));
             return (rule, files);
         }
         if own {

@@ -192,6 +192,8 @@ fn an_ignore_file_linking_inside_the_roots_is_read_as_before() {
         let (_tmp, root, _outside) = base();
         write(&root.join("rules/names.txt"), "probe-a.txt\n");
         plant_probes(&root);
+        // A repository, so that qwen's grep_search (ripgrep's rule) reads .gitignore too.
+        std::fs::create_dir(root.join(".git")).unwrap();
         // A relative link and an absolute one, both to a file inside the root.
         symlink("rules/names.txt", root.join(".gitignore")).unwrap();
         symlink(root.join("rules/names.txt"), root.join("sub/.gitignore")).unwrap();

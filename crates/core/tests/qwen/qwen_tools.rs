@@ -450,6 +450,7 @@ fn glob_and_grep_respect_gitignore_qwenignore_and_configured_files() {
         custom_ignore_files: vec!["config/agent.ignore".into()],
         ..QwenConfig::default()
     });
+    fx.write(".git/HEAD", "ref: refs/heads/main\n");
     fx.write(".gitignore", "dist/\n");
     fx.write(".qwenignore", "*.secret.py\n");
     fx.write("config/agent.ignore", "vendor/\n");
@@ -483,6 +484,52 @@ fn glob_and_grep_respect_gitignore_qwenignore_and_configured_files() {
     assert!(
         open.ok("glob", json!({"pattern": "**/*.py"}))
             .starts_with("Found 2 file(s)")
+    );
+}
+
+#[test]
+fn grep_search_applies_gitignore_only_inside_a_git_repository_as_ripgrep_does() {
+    // Two projects side by side in a folder that is no repository: one a git repository, one
+    // a plain copy. ripgrep (which Qwen Code searches with) reads the repository's .gitignore
+    // and not the copy's, so the copy's ignored file is searched and counted.
+    let fx = Qx::new();
+    fx.write(".gitignore", "top.txt\n");
+    fx.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+    fx.write("repo/.gitignore", "Cargo.lock\n");
+    fx.write("copy/.gitignore", "Cargo.lock\n");
+    for f in [
+        "top.txt",
+        "repo/Cargo.lock",
+        "repo/src.rs",
+        "copy/Cargo.lock",
+        "copy/src.rs",
+    ] {
+        fx.write(f, "needle\n");
+    }
+    assert_eq!(
+        fx.ok("grep_search", json!({"pattern": "NEEDLE"})),
+        "Found 4 matches for pattern \"NEEDLE\" in path \".\":\n---\ncopy/Cargo.lock:1:needle\ncopy/src.rs:1:needle\nrepo/src.rs:1:needle\ntop.txt:1:needle\n---\n\n[0 lines truncated] ..."
+    );
+    // Inside a repository every .gitignore from its top down counts.
+    fx.write(".git/HEAD", "ref: refs/heads/main\n");
+    assert_eq!(
+        fx.ok("grep_search", json!({"pattern": "needle"})),
+        "Found 2 matches for pattern \"needle\" in path \".\":\n---\ncopy/src.rs:1:needle\nrepo/src.rs:1:needle\n---\n\n[0 lines truncated] ..."
+    );
+    // glob and list_directory keep Qwen Code's own file discovery: .gitignore counts there
+    // (unchanged by this rule).
+    let plain = Qx::new();
+    plain.write(".gitignore", "x.log\n");
+    plain.write("x.log", "needle\n");
+    assert!(
+        plain
+            .ok("glob", json!({"pattern": "*.log"}))
+            .starts_with("No files found")
+    );
+    assert!(
+        plain
+            .ok("grep_search", json!({"pattern": "needle"}))
+            .starts_with("Found 1 match")
     );
 }
 

@@ -221,6 +221,10 @@ pub(crate) struct Kinds {
     pub(crate) dot_ignore: bool,
     /// `.gitignore` and `.git/info/exclude`.
     pub(crate) git: bool,
+    /// The git files count only in a folder holding `.git` or below one.
+    pub(crate) require_git: bool,
+    /// The walk's root lies in a git repository (its own `.git` or one above it).
+    pub(crate) in_repo: bool,
 }
 
 impl Kinds {
@@ -236,6 +240,8 @@ struct Level {
     matchers: [Option<Gitignore>; 4],
     /// This folder's ignore files that were not read.
     not_read: Vec<NotRead>,
+    /// The folder holds `.git` (a directory, or a worktree's file).
+    has_git: bool,
     parent: Option<Arc<Level>>,
 }
 
@@ -320,6 +326,19 @@ impl JailRules {
             return false;
         };
         let mut decided: [Option<bool>; 4] = [None; 4];
+        // Outside a git repository the git files say nothing (when the rule requires one).
+        if self.kinds.require_git && !self.kinds.in_repo {
+            let mut level = Some(&*chain);
+            let mut in_repo = false;
+            while let Some(l) = level {
+                in_repo |= l.has_git;
+                level = l.parent.as_deref();
+            }
+            if !in_repo {
+                decided[2] = Some(false);
+                decided[3] = Some(false);
+            }
+        }
         let mut level = Some(&*chain);
         while let Some(l) = level {
             for (slot, matcher) in decided.iter_mut().zip(&l.matchers) {
@@ -439,7 +458,8 @@ impl JailRules {
                 level.matchers[2] = self.one(dir, ".gitignore", context, &mut level.not_read);
             }
             if self.may_hold(dir, ".git") {
-                level.matchers[3] = self.exclude(dir, context, &mut level.not_read);
+                level.matchers[3] =
+                    self.exclude(dir, context, &mut level.not_read, &mut level.has_git);
             }
         }
         if let Ok(mut present) = self.present.write() {
@@ -450,7 +470,9 @@ impl JailRules {
                 skips.ignore_file_not_read(&file.path, &file.why);
             }
         }
-        let empty = level.matchers.iter().all(Option::is_none) && level.not_read.is_empty();
+        let empty = level.matchers.iter().all(Option::is_none)
+            && level.not_read.is_empty()
+            && !level.has_git;
         (!empty).then_some(level)
     }
 
@@ -496,9 +518,18 @@ impl JailRules {
 
     /// The matcher of `dir`'s git exclude file: `.git/info/exclude`, or for a worktree (whose
     /// `.git` is a file naming its git folder) the one of its common git folder.
-    fn exclude(&self, dir: &Path, context: bool, not_read: &mut Vec<NotRead>) -> Option<Gitignore> {
+    /// `has_git` is set when `dir` holds `.git` at all.
+    fn exclude(
+        &self,
+        dir: &Path,
+        context: bool,
+        not_read: &mut Vec<NotRead>,
+        has_git: &mut bool,
+    ) -> Option<Gitignore> {
         let git = dir.join(".git");
-        let exclude = match self.reader.read(&git, context) {
+        let text = self.reader.read(&git, context);
+        *has_git = !matches!(text, Text::Missing);
+        let exclude = match text {
             Text::Missing => return None,
             Text::Dir => git.join("info/exclude"),
             Text::Read(bytes) => {

@@ -14,6 +14,7 @@ use super::args::Args;
 use super::read::MAX_LINE_CHARS;
 use super::{Outcome, Qwen, engine_error, resolve};
 use crate::access::Access;
+use crate::access::ignore::IgnoreFiles;
 use crate::access::walkdir::Skipped;
 use crate::ops::scan::sinks::by_name::{self, GlobOptions};
 use crate::ops::scan::sinks::counted;
@@ -96,12 +97,17 @@ pub(super) fn grep_search(qwen: &Qwen, access: &Access, args: Value, ctx: &CallC
     };
     let target = resolve(access, given.unwrap_or("."), "Path")?;
     let keep = limit.map_or(MAX_GREP_LINES, |n| n.min(MAX_GREP_LINES));
+    // Qwen Code searches with ripgrep, whose `.gitignore` counts only inside a git repository.
+    let rules = IgnoreFiles {
+        require_git: true,
+        ..qwen.walk_rules()
+    };
     let outcome = counted::grep(
         access,
         &target,
         pattern,
         glob,
-        &qwen.walk_rules(),
+        &rules,
         keep,
         qwen.fallback,
         ctx,
