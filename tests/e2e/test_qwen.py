@@ -177,6 +177,8 @@ async def test_listing_searching_and_reading_texts(ws):
         found = (await c.call("glob", {"pattern": "**/*.ts"})).ok()
         assert found.startswith(f"Found 2 file(s) matching \"**/*.ts\" within {ws}, sorted by modification time (newest first):\n---\n")
         assert str(ws / "src" / "lib" / "util.ts") in found and "dist" not in found
+        # grep_search reads .gitignore as ripgrep does: inside a git repository only.
+        make(ws, {".git/HEAD": "ref: refs/heads/main\n"})
         grep = (await c.call("grep_search", {"pattern": "ANSWER"})).ok()
         assert grep == ("Found 2 matches for pattern \"ANSWER\" in path \".\":\n---\n"
                         "src/app.ts:1:const Answer = 42;\nsrc/lib/util.ts:1:export const answer = 1;\n---\n\n[0 lines truncated] ...")
