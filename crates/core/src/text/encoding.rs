@@ -718,6 +718,21 @@ pub fn decode_foreign(bytes: &[u8], fallback: Option<&'static Encoding>) -> Opti
     (encoding != Enc::Utf8).then(|| decode_known(bytes, encoding, bom))
 }
 
+/// [`decode_foreign`]'s text alone, for a reader that needs nothing else (a search): the
+/// whole body decoded at once with its line endings written `\n`, which is always the text
+/// [`decode_known`] settles on, without its per-line decoding and checks of what would be
+/// written back.
+pub fn decode_foreign_text(bytes: &[u8], fallback: Option<&'static Encoding>) -> Option<String> {
+    let (encoding, bom) = detect(bytes, fallback);
+    if encoding == Enc::Utf8 {
+        return None;
+    }
+    let body_start = if bom { encoding.bom().len() } else { 0 };
+    let ending = scan(bytes, body_start, encoding.unit(), true).dominant();
+    let (whole, _) = encoding.decode_raw(&bytes[body_start..]);
+    Some(normalize(&whole, ending == LineEnding::Cr))
+}
+
 /// A change made to a file's text by [`change_text`], ready to be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextChange<T> {
@@ -1551,6 +1566,44 @@ mod tests {
                 let whole = rewrite(bytes, &decoded, text);
                 let by_diff = rewrite_by_diff(bytes, &decoded, text, &spans, dominant.clone());
                 assert_eq!(whole, by_diff, "{bytes:?} as {enc} to {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_decodes_foreign_text_as_a_read_does() {
+        let mut samples: Vec<Vec<u8>> = vec![
+            gbk_sample(),
+            b"caf\xE9\r\nna\xEFve\rmixed\n".to_vec(),
+            b"\xFF\xFEa\x00\r\x00\n\x00b\x00\r\x00".to_vec(),
+            b"\xFE\xFF\x00x\x00\n".to_vec(),
+            b"\x1B$B$3$s$K$A$O\x1B(B\nline two\r\n".to_vec(),
+            b"plain ascii\n".to_vec(),
+            b"stray \xE9 in \xC3\xA9 utf-8\n".to_vec(),
+        ];
+        samples.push(
+            encoding_rs::SHIFT_JIS
+                .encode("日本語のテキスト\r\n二行目\r\n")
+                .0
+                .into_owned(),
+        );
+        samples.push(
+            encoding_rs::BIG5
+                .encode("這是一個測試\n第二行\r")
+                .0
+                .into_owned(),
+        );
+        for bytes in &samples {
+            for fallback in [
+                None,
+                Some(encoding_rs::WINDOWS_1252),
+                Some(encoding_rs::GBK),
+            ] {
+                assert_eq!(
+                    decode_foreign_text(bytes, fallback),
+                    decode_foreign(bytes, fallback).map(|d| d.text),
+                    "{bytes:?} leaning on {fallback:?}"
+                );
             }
         }
     }

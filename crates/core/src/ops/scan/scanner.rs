@@ -401,9 +401,7 @@ impl<'s> Scanner<'s> {
             return Some(Err(e));
         }
         match read_upto(file, &mut large, None, DECODE_MAX) {
-            Ok(Some(filled)) => {
-                encoding::decode_foreign(&large[..filled], fallback).map(|d| Ok(d.text))
-            }
+            Ok(Some(filled)) => encoding::decode_foreign_text(&large[..filled], fallback).map(Ok),
             Ok(None) => None,
             Err(e) => Some(Err(e)),
         }
@@ -446,7 +444,7 @@ fn give_whole(bytes: &[u8], rule: &TextRule, cut: &mut Vec<u8>, lines: &mut impl
         return Read::Binary;
     }
     let decoded = match rule.decode {
-        Decode::Foreign(fallback) => encoding::decode_foreign(bytes, fallback).map(|d| d.text),
+        Decode::Foreign(fallback) => encoding::decode_foreign_text(bytes, fallback),
         Decode::Wide if wide => Some(encoding::decode(bytes, None).text),
         Decode::Wide | Decode::AsStored => None,
     };
