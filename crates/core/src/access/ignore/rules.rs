@@ -242,6 +242,8 @@ struct Level {
     not_read: Vec<NotRead>,
     /// The folder holds `.git` (a directory, or a worktree's file).
     has_git: bool,
+    /// This folder or one above it with rules of its own holds `.git` (set when linked).
+    in_git: bool,
     parent: Option<Arc<Level>>,
 }
 
@@ -327,17 +329,9 @@ impl JailRules {
         };
         let mut decided: [Option<bool>; 4] = [None; 4];
         // Outside a git repository the git files say nothing (when the rule requires one).
-        if self.kinds.require_git && !self.kinds.in_repo {
-            let mut level = Some(&*chain);
-            let mut in_repo = false;
-            while let Some(l) = level {
-                in_repo |= l.has_git;
-                level = l.parent.as_deref();
-            }
-            if !in_repo {
-                decided[2] = Some(false);
-                decided[3] = Some(false);
-            }
+        if self.kinds.require_git && !self.kinds.in_repo && !chain.in_git {
+            decided[2] = Some(false);
+            decided[3] = Some(false);
         }
         let mut level = Some(&*chain);
         while let Some(l) = level {
@@ -418,6 +412,8 @@ impl JailRules {
         }
         for folder in todo.into_iter().rev() {
             if let Some(mut level) = self.load(folder) {
+                // A folder holding `.git` always has a level, so the nearest one above tells.
+                level.in_git = level.has_git || above.as_ref().is_some_and(|a| a.in_git);
                 level.parent = above;
                 above = Some(Arc::new(level));
             }
