@@ -14,8 +14,13 @@
 //!
 //! Hashes decide, never modification times, and each write's answer carries the new version, so
 //! a caller's consecutive edits never trip over each other. The version is taken by reading the
-//! file again right after the profile's call; a write by another process in between is what the
-//! version then names (the profiles' own guards still compare contents when they write).
+//! file again right after the profile's call. For a read, the file is also hashed right before
+//! the call, and a version is given only when the two agree: a file another process changed
+//! while it was being read gets the line `version: PATH changed while it was read; read it
+//! again for its version` instead, so no token ever names content the caller did not see. For a
+//! write, a write by another process in the moment between the profile's write and that second
+//! read is what the version then names (the profiles' own guards still compare contents when
+//! they write).
 
 use serde_json::{Map, Value, json};
 
@@ -334,13 +339,43 @@ impl Versioned {
         Ok(rebased)
     }
 
-    /// The `version:` lines of the named files as they are now.
-    fn version_lines(&self, access: &Access, named: &[Named]) -> Vec<String> {
+    /// The versions of the named files as they are now (`None` for one that cannot be read),
+    /// taken before a read to compare with after it.
+    fn tokens(&self, access: &Access, named: &[Named]) -> Vec<Option<String>> {
         named
             .iter()
-            .filter_map(|file| match self.current(access, file)? {
+            .map(|file| match self.current(access, file)? {
+                (_, Some(bytes)) => Some(version::of(&bytes)),
+                (_, None) => None,
+            })
+            .collect()
+    }
+
+    /// The `version:` lines of the named files as they are now. With `before` (the tokens
+    /// taken before a read), a file whose version is not the one it had then gets no token: the
+    /// read may have seen either content.
+    fn version_lines(
+        &self,
+        access: &Access,
+        named: &[Named],
+        before: Option<&[Option<String>]>,
+    ) -> Vec<String> {
+        named
+            .iter()
+            .enumerate()
+            .filter_map(|(at, file)| match self.current(access, file)? {
                 (shown, Some(bytes)) => {
-                    Some(format!("version: {shown} {}", self.versions.keep(&bytes)))
+                    let token = self.versions.keep(&bytes);
+                    let seen =
+                        before.is_none_or(|b| b.get(at).and_then(Option::as_ref) == Some(&token));
+                    Some(if seen {
+                        format!("version: {shown} {token}")
+                    } else {
+                        format!(
+                            "version: {shown} changed while it was read; read it again for its \
+                             version"
+                        )
+                    })
                 }
                 (_, None) => None,
             })
@@ -386,12 +421,13 @@ impl Surface for Versioned {
             Ok(rebased) => rebased,
             Err(err) => return Some(ToolOutput::error(&err)),
         };
+        let before = (role == Role::Read).then(|| self.tokens(access, &named));
         let mut output = self.inner.call(access, name, args, ctx)?;
         if output.is_error {
             return Some(output);
         }
         let mut lines = rebased;
-        lines.extend(self.version_lines(access, &named));
+        lines.extend(self.version_lines(access, &named, before.as_deref()));
         if !lines.is_empty() {
             output.content.push(Content::Text(lines.join("\n")));
         }
@@ -424,5 +460,91 @@ impl Surface for Versioned {
 
     fn reload(&self, path: &std::path::Path) -> Reload {
         self.inner.reload(path)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // the test plays the other process, writing beside fsgate
+mod tests {
+    use super::*;
+
+    /// A profile surface whose `read_file` answers `answer` and, while it reads, lets another
+    /// writer put `meanwhile` into the file (when given).
+    struct Racing {
+        path: std::path::PathBuf,
+        meanwhile: Option<&'static str>,
+    }
+
+    impl Surface for Racing {
+        fn tools(&self) -> Vec<ToolDef> {
+            Vec::new()
+        }
+
+        fn call(&self, _: &Access, _: &str, _: Value, _: &CallContext) -> Option<ToolOutput> {
+            let seen = std::fs::read_to_string(&self.path).unwrap();
+            if let Some(text) = self.meanwhile {
+                std::fs::write(&self.path, text).unwrap();
+            }
+            Some(ToolOutput::text(seen))
+        }
+
+        fn prompt(&self) -> String {
+            String::new()
+        }
+    }
+
+    fn read_through(meanwhile: Option<&'static str>) -> (String, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "seen by the read\n").unwrap();
+        let access = Access::new(dir.path()).unwrap();
+        let surface = Versioned::new(
+            Box::new(Racing {
+                path: path.clone(),
+                meanwhile,
+            }),
+            Profile::Gg,
+        );
+        let out = surface
+            .call(
+                &access,
+                "read_file",
+                json!({"path": "a.txt"}),
+                &CallContext::default(),
+            )
+            .unwrap();
+        let now = std::fs::read(&path).unwrap();
+        (out.text_content(), version::of(&now))
+    }
+
+    #[test]
+    fn a_read_names_the_version_of_the_content_it_saw() {
+        let (text, now) = read_through(None);
+        assert!(text.starts_with("seen by the read\n"), "{text}");
+        assert_eq!(
+            text.lines().last().unwrap(),
+            format!("version: a.txt {now}"),
+            "{text}"
+        );
+        assert_eq!(now, version::of(b"seen by the read\n"));
+    }
+
+    #[test]
+    fn a_file_changed_while_it_was_read_gets_no_version_the_read_did_not_see() {
+        let (text, now) = read_through(Some("written by another process\n"));
+        assert!(text.starts_with("seen by the read\n"), "{text}");
+        assert!(
+            !text.contains(&now),
+            "the version of content the read never showed was given:\n{text}"
+        );
+        assert!(
+            !text.contains(&version::of(b"seen by the read\n")),
+            "a version of content no longer there was given:\n{text}"
+        );
+        assert_eq!(
+            text.lines().last().unwrap(),
+            "version: a.txt changed while it was read; read it again for its version",
+            "{text}"
+        );
     }
 }
