@@ -346,6 +346,32 @@ impl Kept<'_> {
         Ok(Some(listing))
     }
 
+    /// Whether gg's rule leaves in the folder `rel` (relative to the working directory): the
+    /// listing of each folder above it, from the working directory down, holds the next name on
+    /// the way (each listing the kept one while its stamps are unchanged, else listed anew and
+    /// kept, as a walk lists it). A listing filters its entries by the whole rule, that of the
+    /// folders above included, so this is the rule's own answer; `false` when a listing cannot
+    /// tell (a name it leaves out for another reason, a folder that cannot be listed).
+    pub(crate) fn shows(&mut self, rel: &Path) -> bool {
+        let mut folder = PathBuf::new();
+        for part in rel.components() {
+            let std::path::Component::Normal(name) = part else {
+                return false;
+            };
+            let Ok(dir) = self
+                .access
+                .open_walked_dir(&self.access.root().join(&folder))
+            else {
+                return false;
+            };
+            match self.listing_of(&folder, &dir) {
+                Ok(Some(listing)) if listing.holds(name) => folder.push(name),
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// The ignore files of the folder `rel` as they are now (every name stat'ed, as
     /// [`Kept::list`] stats them). A folder that cannot be opened keeps nothing.
     fn rules_now(&mut self, rel: &Path) -> Rules {

@@ -219,6 +219,24 @@ impl Listing {
         self.ends.len()
     }
 
+    /// Whether it holds an entry named `name`.
+    pub(crate) fn holds(&self, name: &OsStr) -> bool {
+        let name = name.as_bytes();
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.entry(mid) {
+                Some((at, _)) => match at.as_bytes().cmp(name) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => return true,
+                },
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// A kept listing's stamp.
     pub(crate) fn stamped(&self) -> Option<Stamped> {
         self.stamped
@@ -463,6 +481,19 @@ impl Walk<'_> {
     /// Whether the walk takes its folders from kept listings.
     pub fn on_kept_listings(&self) -> bool {
         matches!(self.source, Source::Kept(_))
+    }
+
+    /// Whether the kept listings show that gg's rule does not exclude the walk's root folder
+    /// (each folder's listing above it holds the next name on the way down); `false` when they
+    /// cannot tell, or the walk is on fresh listings. Call it before the walk's first step.
+    pub fn kept_listings_show_root(&mut self) -> bool {
+        let Some(rel) = self.stack.first().map(|frame| frame.rel.clone()) else {
+            return false;
+        };
+        match &mut self.source {
+            Source::Kept(kept) => kept.shows(&rel),
+            _ => false,
+        }
     }
 
     /// What the walk does with the entry `name` of the top folder (its path `path`) before

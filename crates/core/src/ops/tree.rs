@@ -51,9 +51,6 @@ pub fn tree<'a>(
     ctx: &'a CallContext,
 ) -> Result<TreeOutcome<'a>, FolderError> {
     super::list::require_dir(access, target)?;
-    if access.is_ignored(&target.path, true) {
-        return Ok(TreeOutcome::IgnoredRoot);
-    }
     let depth = depth.max(1);
     let skips = Arc::new(Skips::default());
     // Folders at the bound are entered only to count what they hold.
@@ -63,10 +60,16 @@ pub fn tree<'a>(
         ..WalkOptions::new(WalkRule::Ignore(IgnoreFiles::standard()))
     };
     // A root that cannot be listed is shown empty, and counted.
-    let walk = access
+    let mut walk = access
         .walk(&target.path, options, &skips)
         .inspect_err(|e| skips.folder_failed(e))
         .ok();
+    // The kept listings of the folders above usually answer whether the root is excluded;
+    // asking the rule itself compiles every ignore file on the way, each call.
+    let shown = walk.as_mut().is_some_and(Walk::kept_listings_show_root);
+    if !shown && access.is_ignored(&target.path, true) {
+        return Ok(TreeOutcome::IgnoredRoot);
+    }
     Ok(TreeOutcome::Nodes(Box::new(TreeIter {
         access,
         walk,

@@ -477,3 +477,50 @@ fn tree_rooted_at_a_directory_a_nested_ignore_file_excludes_says_it_is_excluded(
          .git/info/exclude), so tree does not walk it; list it with list_dir)"
     );
 }
+
+/// The kept listings of the folders above a tree's root answer whether the rule excludes it
+/// once they are settled (past the two seconds in which a stamp is not trusted); the answer
+/// stays the rule's own as ignore files are edited, in the root and in a nested folder.
+#[test]
+fn tree_of_a_subfolder_says_whether_it_is_excluded_as_the_ignore_files_now_say() {
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(2200));
+    let excluded = "(src/gen is excluded by the workspace's ignore files (.gitignore, .ignore or \
+                    .git/info/exclude), so tree does not walk it; list it with list_dir)";
+    let fx = Fx::new();
+    fx.write(".gitignore", "*.log\n");
+    fx.write("src/gen/x.rs", "x");
+    fx.write("src/lib.rs", "x");
+    settle();
+    for _ in 0..2 {
+        assert!(fx.ok("tree", json!({})).contains("gen/"));
+        assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), "x.rs");
+    }
+    // Excluded by the root's file: at once, and once settled on the listings kept again.
+    fx.write(".gitignore", "*.log\ngen/\n");
+    assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), excluded);
+    settle();
+    for _ in 0..2 {
+        assert!(!fx.ok("tree", json!({})).contains("gen/"));
+        assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), excluded);
+    }
+    // Excluded by a nested file instead, then by none.
+    fx.write(".gitignore", "*.log\n");
+    fx.write("src/.gitignore", "gen/\n");
+    settle();
+    fx.ok("tree", json!({}));
+    assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), excluded);
+    std::fs::remove_file(fx.root().join("src/.gitignore")).unwrap();
+    assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), "x.rs");
+    settle();
+    fx.ok("tree", json!({}));
+    assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), "x.rs");
+    // Inside a folder a rule excludes, under a name no rule names: still excluded.
+    fx.write(".gitignore", "*.log\nsrc/\n");
+    settle();
+    fx.ok("tree", json!({}));
+    assert!(
+        fx.ok("tree", json!({"path": "src/gen"}))
+            .contains("is excluded"),
+        "a folder inside an excluded one is walked"
+    );
+}

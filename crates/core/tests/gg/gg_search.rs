@@ -472,6 +472,40 @@ fn search_rooted_at_a_directory_a_nested_ignore_file_excludes_scans_nothing() {
     );
 }
 
+/// Once the listings of the folders above are kept (settled past the two seconds in which a
+/// stamp is not trusted), they answer whether a searched folder is excluded; the answer stays
+/// the rule's own as the ignore files change.
+#[test]
+fn search_of_a_subfolder_is_refused_exactly_while_the_ignore_files_exclude_it() {
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(2200));
+    let fx = Fx::new();
+    fx.write(".gitignore", "*.log\n");
+    fx.write("src/gen/x.rs", "needle\n");
+    fx.write("src/lib.rs", "x\n");
+    settle();
+    for _ in 0..2 {
+        search(&fx, json!({"query": "needle"}));
+        assert_eq!(
+            search(&fx, json!({"query": "needle", "path": "src/gen"})),
+            "src/gen/x.rs:1:needle"
+        );
+    }
+    fx.write("src/.gitignore", "gen/\n");
+    settle();
+    for _ in 0..2 {
+        search(&fx, json!({"query": "needle"}));
+        let out = search(&fx, json!({"query": "needle", "path": "src/gen"}));
+        assert!(out.starts_with("No matches: src/gen is excluded"), "{out}");
+    }
+    std::fs::remove_file(fx.root().join("src/.gitignore")).unwrap();
+    settle();
+    search(&fx, json!({"query": "needle"}));
+    assert_eq!(
+        search(&fx, json!({"query": "needle", "path": "src/gen"})),
+        "src/gen/x.rs:1:needle"
+    );
+}
+
 #[test]
 fn a_file_under_an_ignored_path_is_still_reachable_by_path() {
     let fx = Fx::new();

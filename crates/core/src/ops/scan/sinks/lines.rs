@@ -30,7 +30,7 @@ use super::super::{
     Binary, CallContext, Decode, FileSearch, Flow, Lines, Read, Scanner, Sink, TextRule,
 };
 use crate::access::ignore::IgnoreFiles;
-use crate::access::walk::{Passed, Step, WalkOptions, WalkRule, WalkedFile};
+use crate::access::walk::{Passed, Step, Walk, WalkOptions, WalkRule, WalkedFile};
 use crate::access::walkdir::{Skipped, Skips};
 use crate::access::{Access, Resolved};
 use crate::error::{ErrorKind, Result, ToolError};
@@ -166,13 +166,22 @@ pub fn search(
             ToolError::from_io(&e, "search", &target.shown)
         }
     })?;
-    if access.is_ignored(&target.path, meta.is_dir) {
+    let skips = Arc::new(Skips::default());
+    let mut walked = meta.is_dir.then(|| {
+        let options = WalkOptions::new(WalkRule::Ignore(IgnoreFiles::standard()));
+        access.walk(&target.path, options, &skips)
+    });
+    // The kept listings of the folders above usually answer whether the folder is excluded;
+    // asking the rule itself compiles every ignore file on the way, each call.
+    let shown = walked
+        .as_mut()
+        .is_some_and(|w| w.as_mut().is_ok_and(Walk::kept_listings_show_root));
+    if !shown && access.is_ignored(&target.path, meta.is_dir) {
         return Ok(SearchOutcome::IgnoredRoot);
     }
     if options.limit == 0 {
         return Ok(SearchOutcome::Matches(Vec::new(), Skipped::default()));
     }
-    let skips = Arc::new(Skips::default());
     let mut sink = Found {
         access,
         found: Vec::new(),
@@ -186,17 +195,13 @@ pub fn search(
         options,
         rule: rule(None),
     };
-    let walk: Box<dyn Iterator<Item = Step>> = if meta.is_dir {
-        let options = WalkOptions::new(WalkRule::Ignore(IgnoreFiles::standard()));
-        match access.walk(&target.path, options, &skips) {
-            Ok(walk) => Box::new(walk),
-            Err(e) => Box::new(std::iter::once(Step::Passed(Passed::Folder(
-                target.path.clone(),
-                e,
-            )))),
-        }
-    } else {
-        Box::new(std::iter::once(access.walk_one(&target.path)))
+    let walk: Box<dyn Iterator<Item = Step>> = match walked {
+        Some(Ok(walk)) => Box::new(walk),
+        Some(Err(e)) => Box::new(std::iter::once(Step::Passed(Passed::Folder(
+            target.path.clone(),
+            e,
+        )))),
+        None => Box::new(std::iter::once(access.walk_one(&target.path))),
     };
     // What the walk passes over is counted as it meets it, as this search always has.
     let walk = super::super::counting_ahead(walk, Arc::clone(&skips));
