@@ -5,7 +5,7 @@
 
 use crate::gg_support;
 
-use gg_support::Fx;
+use gg_support::{Fx, settle, settled_gen_layout};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------
@@ -483,14 +483,10 @@ fn tree_rooted_at_a_directory_a_nested_ignore_file_excludes_says_it_is_excluded(
 /// stays the rule's own as ignore files are edited, in the root and in a nested folder.
 #[test]
 fn tree_of_a_subfolder_says_whether_it_is_excluded_as_the_ignore_files_now_say() {
-    let settle = || std::thread::sleep(std::time::Duration::from_millis(2200));
     let excluded = "(src/gen is excluded by the workspace's ignore files (.gitignore, .ignore or \
                     .git/info/exclude), so tree does not walk it; list it with list_dir)";
     let fx = Fx::new();
-    fx.write(".gitignore", "*.log\n");
-    fx.write("src/gen/x.rs", "x");
-    fx.write("src/lib.rs", "x");
-    settle();
+    settled_gen_layout(&fx, "x");
     for _ in 0..2 {
         assert!(fx.ok("tree", json!({})).contains("gen/"));
         assert_eq!(fx.ok("tree", json!({"path": "src/gen"})), "x.rs");

@@ -5,7 +5,7 @@
 
 use crate::gg_support;
 
-use gg_support::Fx;
+use gg_support::{Fx, settle, settled_gen_layout};
 use serde_json::json;
 
 fn search(fx: &Fx, args: serde_json::Value) -> String {
@@ -477,12 +477,8 @@ fn search_rooted_at_a_directory_a_nested_ignore_file_excludes_scans_nothing() {
 /// the rule's own as the ignore files change.
 #[test]
 fn search_of_a_subfolder_is_refused_exactly_while_the_ignore_files_exclude_it() {
-    let settle = || std::thread::sleep(std::time::Duration::from_millis(2200));
     let fx = Fx::new();
-    fx.write(".gitignore", "*.log\n");
-    fx.write("src/gen/x.rs", "needle\n");
-    fx.write("src/lib.rs", "x\n");
-    settle();
+    settled_gen_layout(&fx, "needle\n");
     for _ in 0..2 {
         search(&fx, json!({"query": "needle"}));
         assert_eq!(

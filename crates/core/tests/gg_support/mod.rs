@@ -14,6 +14,20 @@ use fsgate_core::{Content, GgConfig, Options, ToolOutput, Workspace};
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// Waits past the two seconds in which a folder's or an ignore file's stamp is not trusted, so
+/// that the listings a walk takes are kept for the next walk.
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+}
+
+/// `.gitignore` (`*.log`), `src/lib.rs` and `src/gen/x.rs` holding `x_text`, settled.
+pub fn settled_gen_layout(fx: &Fx, x_text: &str) {
+    fx.write(".gitignore", "*.log\n");
+    fx.write("src/gen/x.rs", x_text);
+    fx.write("src/lib.rs", "x\n");
+    settle();
+}
+
 /// A workspace rooted at a fresh temporary directory.
 pub struct Fx {
     pub dir: TempDir,
