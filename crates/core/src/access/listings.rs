@@ -302,6 +302,14 @@ impl Kept<'_> {
             },
         };
         let top = self.access.root();
+        // A confined rule reads only the ignore files this listing holds, rather than asking
+        // the jail for each name in every folder.
+        if let Matcher::Jailed(rules) = matcher {
+            rules.listed(
+                &top.join(rel),
+                entries.iter().map(|(name, _)| name.as_os_str()),
+            );
+        }
         let artifacts = &self.artifacts;
         let listing = Listing::new(entries.into_iter().filter(|(name, kind)| {
             // Other kinds are kept for the trees that show them; searches pass over them.
