@@ -377,6 +377,19 @@ impl Session {
     /// from [`Session::before_read`] (or the stamp of the handle the read used): the session has
     /// seen the whole file as it is now, unless it changed meanwhile.
     pub fn read(&self, file: &FileRef<'_>, before: Option<Stamp>) {
+        self.read_witnessed(file, before, Witness::default());
+    }
+
+    /// [`Session::read`], told by the read what it saw: when `witness` holds the whole content
+    /// the read took from a handle whose stamp is `before` (the file did not change between the
+    /// two), that is recorded; else the file is opened and read again.
+    pub fn read_witnessed(&self, file: &FileRef<'_>, before: Option<Stamp>, witness: Witness) {
+        if let Some((stamp, seen)) = witness.0.into_inner()
+            && before == Some(stamp)
+        {
+            self.put(file, seen);
+            return;
+        }
         let Ok((handle, meta)) = file.access.open_regular(file.target) else {
             return;
         };
@@ -836,14 +849,43 @@ pub fn reading<T, E>(
     target: &Resolved,
     read: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
+    reading_witnessed(ctx, access, target, |_| read())
+}
+
+/// [`reading`] for a read that can say what it saw of the whole file: `read` is given a
+/// [`Witness`] (when the call has a session) to fill, and a filled one is recorded as it is,
+/// without opening the file again.
+pub fn reading_witnessed<T, E>(
+    ctx: &CallContext,
+    access: &Access,
+    target: &Resolved,
+    read: impl FnOnce(Option<&Witness>) -> Result<T, E>,
+) -> Result<T, E> {
     let Some(session) = ctx.session() else {
-        return read();
+        return read(None);
     };
     let file = FileRef::new(access, target);
     let before = Session::before_read(&file);
-    let out = read()?;
-    session.read(&file, before);
+    let witness = Witness::default();
+    let out = read(Some(&witness))?;
+    session.read_witnessed(&file, before, witness);
     Ok(out)
+}
+
+/// What a read saw of a whole file, told by the read itself: the stamp of the handle it read
+/// from, and the content it read through that handle. A read that holds all of a small file
+/// anyway fills it, so the session records what the read showed without reading it again.
+#[derive(Debug, Default)]
+pub struct Witness(std::sync::OnceLock<(Stamp, Seen)>);
+
+impl Witness {
+    /// The read of the handle whose stamp (taken when it was opened) is `stamp` gave `bytes`,
+    /// the file's whole content. Only the first call counts.
+    pub fn saw(&self, stamp: Stamp, bytes: &[u8]) {
+        if bytes.len() as u64 == stamp.len && stamp.len <= HASH_LIMIT {
+            let _ = self.0.set((stamp, Seen::content(bytes, Some(stamp))));
+        }
+    }
 }
 
 /// [`reading`] for a tool that resolves its own path: `raw` (trimmed) is resolved here only to
@@ -924,6 +966,59 @@ mod tests {
         );
         session.read(&file, Session::before_read(&file));
         assert!(session.check(&file).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_read_that_tells_what_it_read_records_that_content_not_a_later_one() {
+        let (dir, access) = workspace(&[("a.txt", "one\n")]);
+        let target = access.resolve("a.txt").unwrap();
+        let file = FileRef::new(&access, &target);
+        let session = Session::new();
+        let before = Session::before_read(&file);
+        let (bytes, meta) = access.read_all(&target).unwrap();
+        let witness = Witness::default();
+        witness.saw(meta.stamp, &bytes);
+        // Another process writes the file after the read and before the session records it.
+        std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+        session.read_witnessed(&file, before, witness);
+        // The session saw "one": the change since is shown as a change of what it read.
+        let stale = session.check(&file).unwrap_err();
+        assert_eq!(stale.kind, StaleKind::Changed, "{stale:?}");
+        let changes = stale.changes.as_deref().unwrap_or_default();
+        assert!(
+            changes.contains("-one") && changes.contains("+two"),
+            "{stale:?}"
+        );
+    }
+
+    #[test]
+    fn a_witness_of_a_handle_the_stamp_before_does_not_match_is_not_trusted() {
+        let (dir, access) = workspace(&[("a.txt", "one\n")]);
+        let target = access.resolve("a.txt").unwrap();
+        let file = FileRef::new(&access, &target);
+        let session = Session::new();
+        let before = Session::before_read(&file);
+        // The file is replaced between the stamp taken before and the read's open.
+        std::fs::write(dir.path().join("b.txt"), "two\n").unwrap();
+        std::fs::rename(dir.path().join("b.txt"), dir.path().join("a.txt")).unwrap();
+        let (bytes, meta) = access.read_all(&target).unwrap();
+        let witness = Witness::default();
+        witness.saw(meta.stamp, &bytes);
+        session.read_witnessed(&file, before, witness);
+        let stale = session.check(&file).unwrap_err();
+        assert_eq!(stale.kind, StaleKind::Unsettled, "{stale:?}");
+    }
+
+    #[test]
+    fn a_witness_of_part_of_a_file_is_not_kept() {
+        let (_dir, access) = workspace(&[("a.txt", "one\ntwo\n")]);
+        let target = access.resolve("a.txt").unwrap();
+        let (bytes, meta) = access.read_all(&target).unwrap();
+        let witness = Witness::default();
+        witness.saw(meta.stamp, &bytes[..4]);
+        assert!(witness.0.get().is_none());
+        witness.saw(meta.stamp, &bytes);
+        assert!(witness.0.get().is_some());
     }
 
     #[test]

@@ -28,6 +28,7 @@ use super::line_index::{Count, CountError, FileKey, INDEX_MIN_LEN};
 use crate::access::{Access, OpenFile, Resolved};
 use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
+use crate::session::Witness;
 use crate::text::encoding::{self, BINARY_SNIFF_LEN, TextFormat};
 
 /// The size of the one buffer a read streams through.
@@ -306,6 +307,18 @@ pub fn read(
     options: &ReadOptions,
     ctx: &CallContext,
 ) -> Result<ReadOutcome, ReadError> {
+    read_witnessed(access, target, options, ctx, None)
+}
+
+/// [`read`], telling `witness` the whole content of a text file it holds whole anyway (one
+/// below [`INDEX_MIN_LEN`]), with the stamp of the handle it was read from.
+pub fn read_witnessed(
+    access: &Access,
+    target: &Resolved,
+    options: &ReadOptions,
+    ctx: &CallContext,
+    witness: Option<&Witness>,
+) -> Result<ReadOutcome, ReadError> {
     if options.offset == 0 {
         return Err(ReadError::OffsetZero {
             path: target.shown.clone(),
@@ -344,11 +357,18 @@ pub fn read(
         if meta.len > DECODE_MAX {
             return Err(too_large_to_decode(target, meta.len, head));
         }
+        // `fill` stops short of what it was asked for only at the end of the file.
+        let at_end = filled < BINARY_SNIFF_LEN.min(buf.len());
         buf.truncate(filled);
-        (&mut file)
-            .take(DECODE_MAX + 1 - filled as u64)
-            .read_to_end(&mut buf)
-            .map_err(|e| io_err(&e))?;
+        if !at_end {
+            (&mut file)
+                .take(DECODE_MAX + 1 - filled as u64)
+                .read_to_end(&mut buf)
+                .map_err(|e| io_err(&e))?;
+        }
+        if let Some(witness) = witness {
+            witness.saw(meta.stamp, &buf);
+        }
         text_window(&buf, options).map_err(|e| io_err(&e))?
     } else {
         // A large file: the line index reaches the window's line (counting on from what is

@@ -200,8 +200,8 @@ impl Gg {
             count_budget: self.count_budget,
             ..Default::default()
         };
-        let outcome = crate::session::reading(ctx, access, &target, || {
-            ops::read::read(access, &target, &options, ctx).map_err(words::read)
+        let outcome = crate::session::reading_witnessed(ctx, access, &target, |witness| {
+            ops::read::read_witnessed(access, &target, &options, ctx, witness).map_err(words::read)
         })?;
         Ok((target, outcome, options))
     }
