@@ -2158,8 +2158,15 @@ pub fn run(config: &RunConfig, c: &mut dyn Choices) -> Result<Stats, Box<Finding
                     // undo after undoing the newer ones (a failure that changed files): it is
                     // checked against every content the run has seen instead.
                     let undo = p == P::Native && tool == "undo";
-                    let only_reads =
-                        reads_only(p, tool, &args) || (p == P::Native && out.is_error && !undo);
+                    // A write's new content has a name of its own for a moment, between its
+                    // link and its rename over the file: a racer that renames or exchanges that
+                    // name then holds the content under a name of its choosing, and the write
+                    // fails or lands what was swapped in (no process can stop another from
+                    // renaming a name in a folder both may write). Such a call's new content
+                    // is the racer's doing.
+                    let moved_temp = racer_log.iter().any(|op| op.contains(".fsgate-tmp"));
+                    let only_reads = reads_only(p, tool, &args)
+                        || (p == P::Native && out.is_error && !undo && !moved_temp);
                     if p == P::Native {
                         let text = out.text_content();
                         let tokens = version_tokens(&text);

@@ -461,7 +461,7 @@ fn replace_in(
     })();
     if let Err(e) = written {
         if let Some(temp_name) = &temp_name {
-            let _ = dir.remove_file(temp_name);
+            remove_own_temp(dir, temp_name, &std_file);
         }
         return Err(e);
     }
@@ -608,6 +608,19 @@ fn link_temp_name(
     })
 }
 
+/// Removes `temp`, the name a failed write gave its new content (`file`), only while it still
+/// names that content: another process may have renamed or exchanged it in the moment it had
+/// (a user's file moved to that name is theirs, not a temp file of this write).
+fn remove_own_temp(dir: &Dir, temp: &OsString, file: &File) {
+    let ours = rustix::fs::fstat(file);
+    let named = rustix::fs::statat(dir, temp.as_os_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
+    if let (Ok(ours), Ok(named)) = (ours, named)
+        && (ours.st_dev, ours.st_ino) == (named.st_dev, named.st_ino)
+    {
+        let _ = dir.remove_file(temp);
+    }
+}
+
 /// Follows a chain of symbolic links at the last component of `path` to the file it names,
 /// which may not exist yet (a dangling link names the file a write creates).
 fn follow_links(path: &Path) -> io::Result<PathBuf> {
@@ -680,6 +693,29 @@ mod tests {
             "a new file must not keep a temp file's private mode"
         );
         assert_eq!(mode & 0o400, 0o400);
+    }
+
+    #[test]
+    fn a_failed_write_removes_its_temp_name_only_while_it_names_its_own_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open_ambient_dir(tmp.path(), ambient_authority()).unwrap();
+        std::fs::write(tmp.path().join("ours"), "new content\n").unwrap();
+        std::fs::write(tmp.path().join("theirs"), "a user's file\n").unwrap();
+        let ours = File::open(tmp.path().join("ours")).unwrap();
+        let temp = OsString::from(".a.txt.1.2.3.fsgate-tmp");
+        // Another process put its own file at the temp name (an exchange or a rename).
+        std::fs::rename(tmp.path().join("theirs"), tmp.path().join(&temp)).unwrap();
+        remove_own_temp(&dir, &temp, &ours);
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join(&temp)).unwrap(),
+            "a user's file\n"
+        );
+        // The name that still holds the write's content is removed.
+        std::fs::remove_file(tmp.path().join(&temp)).unwrap();
+        std::fs::hard_link(tmp.path().join("ours"), tmp.path().join(&temp)).unwrap();
+        remove_own_temp(&dir, &temp, &ours);
+        assert!(!tmp.path().join(&temp).exists());
+        assert!(tmp.path().join("ours").exists());
     }
 
     #[test]
